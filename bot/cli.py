@@ -1,0 +1,115 @@
+"""`paperbot` command line: argument parsing and wiring only."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paperbot",
+        description="New papers that match your filters, in Telegram or the terminal.",
+    )
+    parser.add_argument("--version", action="version", version=f"paperbot {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="ingest listing files or folders once")
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
+    status.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    database = commands.add_parser("db", help="database maintenance")
+    database_commands = database.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    database_commands.add_parser("upgrade", help="apply schema migrations")
+    return parser
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    for noisy in ("httpx", "httpcore", "alembic", "apscheduler"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _print_json(document: object) -> None:
+    json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def _cmd_ingest(args: argparse.Namespace, database: Database) -> int:
+    report = service.ingest_paths(database, args.paths)
+    if args.json:
+        _print_json(report.as_json())
+    else:
+        for file in report.files:
+            detail = f"{file.entries} entries, {file.new} new, {file.duplicates} duplicates"
+            line = f"{file.status:8} {file.path} ({file.format or '?'}; {detail})"
+            print(line + (f": {file.error}" if file.error else ""))
+        print(report.summary_line())
+    return EXIT_FAILED if report.failed else EXIT_OK
+
+
+def _cmd_status(args: argparse.Namespace, database: Database) -> int:
+    status = service.store_status(database)
+    if args.json:
+        _print_json(status.as_json())
+    else:
+        files = ", ".join(f"{n} {s}" for s, n in sorted(status.files.items())) or "none"
+        print(f"papers: {status.papers}")
+        print(f"files: {files}")
+        print(f"last announcement: {status.last_announcement or 'none yet'}")
+    return EXIT_OK
+
+
+def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    engine = create_database_engine(settings.database.url)
+    try:
+        before, after = upgrade_database(engine)
+    finally:
+        engine.dispose()
+    print(f"database at revision {after}" + (f" (was {before})" if before != after else ""))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    _setup_logging(args.verbose)
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.command == "db":
+        return _cmd_db(args, settings)
+    try:
+        database = Database.open(settings.database.url)
+    except StoreError as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        handler = {"ingest": _cmd_ingest, "status": _cmd_status}[args.command]
+        return handler(args, database)
+    finally:
+        database.close()
+
+
+# Imports below the parser keep `paperbot --help` quick; nothing here runs at import time.
+from bot import service  # noqa: E402
+from bot.config import Settings, SettingsError, load_settings  # noqa: E402
+from bot.store import Database, StoreError  # noqa: E402
+from bot.store.database import create_database_engine, upgrade_database  # noqa: E402

@@ -1,0 +1,50 @@
+"""Listing parsers, one module per format, and the detection that picks one from the content."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.core.listings import abstracts, email, feeds, numbered
+from bot.core.listings.base import ListingError, ParsedListing, decode_text
+
+__all__ = ["FORMATS", "ListingError", "ParsedListing", "parse_listing"]
+
+FORMATS = (
+    numbered.FORMAT,
+    abstracts.FORMAT,
+    email.FORMAT,
+    feeds.ARXIV_RSS,
+    feeds.ARXIV_RDF,
+    feeds.ARXIV_API,
+    feeds.GENERIC,
+)
+
+
+def parse_listing(data: bytes, *, source: str, file_date: date | None = None) -> ParsedListing:
+    """Detect the format from the content (never the name) and parse it.
+
+    Returns the papers read plus the problems met on the way; raises ListingError when nothing in
+    the file can be read as a listing.
+    """
+    text, problems = decode_text(data)
+    if not text.strip():
+        raise ListingError("empty file")
+    if feeds.looks_like(text):
+        result = feeds.parse(data, source=source)
+    elif numbered.looks_like(text):
+        result = numbered.parse(text, source=source)
+    elif abstracts.looks_like(text):
+        result = abstracts.parse(text, source=source, file_date=file_date)
+    elif email.looks_like(text):
+        result = email.parse(text, source=source, file_date=file_date)
+    else:
+        first = text.strip().split("\n", 1)[0][:60]
+        raise ListingError(
+            f"unrecognised listing format (first line {first!r}); expected a numbered listing, "
+            "an abstract-only listing, an arXiv mailing or an RSS/Atom feed"
+        )
+    if not result.papers and not result.problems:
+        raise ListingError(f"{result.format} listing without any entries")
+    if not result.papers:
+        raise ListingError(f"no readable entries: {'; '.join(result.problems[:3])}")
+    return ParsedListing(result.format, result.papers, problems + result.problems)

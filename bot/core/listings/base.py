@@ -1,0 +1,50 @@
+"""What every listing parser shares: the result type, the one named error, and decoding."""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+
+from bot.core.paper import Paper
+
+
+class ListingError(ValueError):
+    """The file is not a listing paperbot can read; the message says why, for a person."""
+
+
+@dataclass(frozen=True)
+class ParsedListing:
+    format: str
+    papers: list[Paper]
+    # Entries (or parts of the file) that could not be read; the good ones are still in `papers`.
+    problems: list[str] = field(default_factory=list)
+
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Bytes to text with Unix line ends. Binary junk raises ListingError; stray bytes that are
+    not UTF-8 are replaced and reported as a problem instead of failing the whole file."""
+    problems: list[str] = []
+    encoding = "utf-8"
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            data, encoding = data[len(bom) :], name
+            break
+    if encoding == "utf-8" and b"\x00" in data[:8192]:
+        raise ListingError("binary file (contains NUL bytes), not a listing")
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        text = data.decode(encoding, errors="replace")
+        problems.append(f"invalid {encoding} at byte {error.start}; unreadable bytes replaced")
+    sample = text[:8192]
+    controls = sum(1 for c in sample if ord(c) < 32 and c not in "\t\n\r\f")
+    if sample and (controls + sample.count("\ufffd")) > len(sample) * 0.05:
+        raise ListingError("binary file (mostly control or undecodable bytes), not a listing")
+    return text.replace("\r\n", "\n").replace("\r", "\n"), problems

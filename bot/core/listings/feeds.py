@@ -1,0 +1,217 @@
+"""Every XML listing, read with feedparser: rss.arxiv.org RSS 2.0 and its Atom twin, the legacy
+RSS 1.0/RDF feed, arXiv API Atom answers, and any other RSS/Atom feed (the general case)."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import feedparser
+
+from bot.core.authors import parse_authors
+from bot.core.listings.base import ListingError, ParsedListing
+from bot.core.paper import (
+    AnnounceType,
+    Paper,
+    find_arxiv_id,
+    keep_categories,
+    normalise_doi,
+)
+from bot.core.text import clean_text
+
+ARXIV_RSS = "arxiv-rss"
+ARXIV_RDF = "arxiv-rdf"
+ARXIV_API = "arxiv-api"
+GENERIC = "feed"
+
+Entry = Any  # feedparser.FeedParserDict
+
+_RSS_DESCRIPTION = re.compile(
+    r"^\s*arXiv:(?P<id>\S+)\s+Announce Type:\s*(?P<type>[\w-]+)\s*Abstract:\s*(?P<abstract>.*)$",
+    re.S,
+)
+_RDF_TITLE = re.compile(
+    r"^(?P<title>.*?)\.?\s*\(arXiv:(?P<id>\S+?)\s*\[(?P<category>[^\]]+)\]"
+    r"(?:\s*(?P<flag>CROSS LISTED|UPDATED))?\)\s*$",
+    re.S,
+)
+
+
+def looks_like(text: str) -> bool:
+    return text.lstrip().startswith("<")
+
+
+def _date(parsed: time.struct_time | None) -> date | None:
+    return date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday) if parsed else None
+
+
+def _entry_date(entry: Entry, channel: date | None) -> date | None:
+    return _date(entry.get("published_parsed") or entry.get("updated_parsed")) or channel
+
+
+def _announce_type(text: str | None) -> AnnounceType:
+    try:
+        return AnnounceType((text or "").strip().lower())
+    except ValueError:
+        return AnnounceType.UNKNOWN
+
+
+def _tags(entry: Entry) -> list[str]:
+    return [tag.get("term") or "" for tag in entry.get("tags", [])]
+
+
+def _author_names(entry: Entry) -> tuple[tuple[str, ...], int]:
+    names = [a.get("name", "") for a in entry.get("authors", []) if a.get("name")]
+    if len(names) == 1:  # one string of comma-separated names (dc:creator)
+        return parse_authors(names[0])
+    return parse_authors(", ".join(names)) if names else ((), 0)
+
+
+def _arxiv_rss(entry: Entry, source: str, channel: date | None) -> Paper:
+    description = entry.get("summary", "")
+    match = _RSS_DESCRIPTION.match(description)
+    abstract = match.group("abstract") if match else description
+    identity = find_arxiv_id(entry.get("id", "")) or (match and find_arxiv_id(match.group("id")))
+    identity = identity or find_arxiv_id(entry.get("link", ""))
+    if not identity:
+        raise ValueError("no arXiv id in guid, description or link")
+    announce = entry.get("arxiv_announce_type") or (match.group("type") if match else None)
+    authors, more = _author_names(entry)
+    return Paper(
+        title=clean_text(entry.get("title")),
+        abstract=clean_text(abstract, html_input=True),
+        source=source,
+        arxiv_id=identity[0],
+        version=identity[1],
+        doi=normalise_doi(entry.get("arxiv_doi")),
+        announce_type=_announce_type(announce),
+        authors=authors,
+        more_authors=more,
+        categories=keep_categories(_tags(entry)),
+        announced=channel or _entry_date(entry, None),
+        link=f"https://arxiv.org/abs/{identity[0]}",
+        journal_ref=clean_text(entry.get("arxiv_journal_reference")) or None,
+    )
+
+
+def _arxiv_rdf(entry: Entry, source: str, channel: date | None) -> Paper:
+    raw_title = clean_text(entry.get("title"), tex=False)
+    match = _RDF_TITLE.match(raw_title)
+    if not match:
+        raise ValueError(f"title {raw_title[:60]!r} lacks the '(arXiv:ID [category])' part")
+    identity = find_arxiv_id(match.group("id"))
+    if not identity:
+        raise ValueError(f"{match.group('id')!r} is not an arXiv id")
+    flag = match.group("flag")
+    announce = {"CROSS LISTED": AnnounceType.CROSS, "UPDATED": AnnounceType.REPLACE}.get(
+        flag or "", AnnounceType.NEW
+    )
+    authors, more = _author_names(entry)
+    return Paper(
+        title=clean_text(match.group("title")),
+        abstract=clean_text(entry.get("summary"), html_input=True),
+        source=source,
+        arxiv_id=identity[0],
+        version=identity[1],
+        announce_type=announce,
+        authors=authors,
+        more_authors=more,
+        categories=keep_categories([match.group("category"), *_tags(entry)]),
+        announced=channel or _entry_date(entry, None),
+        link=f"https://arxiv.org/abs/{identity[0]}",
+    )
+
+
+def _arxiv_api(entry: Entry, source: str, channel: date | None) -> Paper:
+    identity = find_arxiv_id(entry.get("id", ""))
+    if not identity:
+        raise ValueError(f"entry id {entry.get('id')!r} is not an arXiv abstract address")
+    primary = (entry.get("arxiv_primary_category") or {}).get("term")
+    authors, more = parse_authors(", ".join(a.get("name", "") for a in entry.get("authors", [])))
+    version = identity[1]
+    return Paper(
+        title=clean_text(entry.get("title")),
+        abstract=clean_text(entry.get("summary")),
+        source=source,
+        arxiv_id=identity[0],
+        version=version,
+        doi=normalise_doi(entry.get("arxiv_doi")),
+        announce_type=AnnounceType.REPLACE if (version or 1) > 1 else AnnounceType.UNKNOWN,
+        authors=authors,
+        more_authors=more,
+        categories=keep_categories([primary or "", *_tags(entry)]),
+        announced=_date(entry.get("updated_parsed") or entry.get("published_parsed")),
+        link=f"https://arxiv.org/abs/{identity[0]}",
+        journal_ref=clean_text(entry.get("arxiv_journal_ref")) or None,
+    )
+
+
+def _generic(entry: Entry, source: str, channel: date | None) -> Paper:
+    title = clean_text(entry.get("title"), html_input=True)
+    summary = entry.get("summary") or ""
+    if entry.get("content"):
+        summary = max((c.get("value", "") for c in entry["content"]), key=len, default=summary)
+    if not title:
+        raise ValueError("entry without a title")
+    link = entry.get("link") or None
+    identity = find_arxiv_id(link) if link and "arxiv.org" in link else None
+    doi = entry.get("prism_doi") or entry.get("dc_identifier") or None
+    if doi and not str(doi).lower().startswith(("10.", "doi:", "https://doi.org/")):
+        doi = None
+    authors, more = _author_names(entry)
+    return Paper(
+        title=title,
+        abstract=clean_text(summary, html_input=True),
+        source=source,
+        arxiv_id=identity[0] if identity else None,
+        version=identity[1] if identity else None,
+        doi=normalise_doi(doi),
+        authors=authors,
+        more_authors=more,
+        categories=keep_categories(_tags(entry)),
+        announced=_entry_date(entry, channel),
+        link=link,
+    )
+
+
+def _kind(parsed: Any) -> tuple[str, Callable[[Entry, str, date | None], Paper]]:
+    entries = parsed.entries
+    if parsed.version == "rss10" and any(_RDF_TITLE.match(e.get("title", "")) for e in entries):
+        return ARXIV_RDF, _arxiv_rdf
+    if any(e.get("arxiv_announce_type") or str(e.get("id", "")).startswith("oai:arXiv.org:")
+           for e in entries):
+        return ARXIV_RSS, _arxiv_rss
+    if "arxiv.org/api" in str(parsed.feed.get("id", "")) or any(
+        e.get("arxiv_primary_category") for e in entries
+    ):
+        return ARXIV_API, _arxiv_api
+    return GENERIC, _generic
+
+
+def parse(data: bytes, *, source: str) -> ParsedListing:
+    parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    problems: list[str] = []
+    if parsed.bozo:
+        error = parsed.get("bozo_exception")
+        where = getattr(error, "getLineNumber", lambda: None)()
+        detail = f" at line {where}" if where else ""
+        if not parsed.entries:
+            raise ListingError(f"not a readable feed: XML error{detail}: {error}")
+        problems.append(
+            f"XML is cut off or malformed{detail} ({error}); kept the {len(parsed.entries)} "
+            "entries read before it"
+        )
+    if not parsed.entries and not parsed.version:
+        raise ListingError("XML, but not an RSS or Atom feed")
+    channel = _date(parsed.feed.get("published_parsed") or parsed.feed.get("updated_parsed"))
+    kind, to_paper = _kind(parsed)
+    papers: list[Paper] = []
+    for number, entry in enumerate(parsed.entries, start=1):
+        try:
+            papers.append(to_paper(entry, source, channel))
+        except ValueError as error:
+            problems.append(f"entry {number}: {error}")
+    return ParsedListing(kind, papers, problems)

@@ -1,0 +1,120 @@
+"""The one record every listing parser returns, and the identity keys used to de-duplicate it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+from enum import StrEnum
+
+from bot.core.text import fold_key
+
+
+class AnnounceType(StrEnum):
+    NEW = "new"
+    CROSS = "cross"
+    REPLACE = "replace"
+    REPLACE_CROSS = "replace-cross"
+    UNKNOWN = "unknown"
+
+    @property
+    def is_update(self) -> bool:
+        return self in (AnnounceType.REPLACE, AnnounceType.REPLACE_CROSS)
+
+
+# New style 2601.14131 (4 digits before 2015), old style hep-ex/0307015 or math.GT/0309136.
+ARXIV_ID = re.compile(
+    r"(?P<id>\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d+))?"
+)
+_ARXIV_ID_EXACT = re.compile(rf"^{ARXIV_ID.pattern}$")
+# Category names look like cs.LG, math-ph, hep-th, q-bio.NC, physics.comp-ph.
+CATEGORY = re.compile(r"^[a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[a-z]+)*)?$")
+
+
+def split_arxiv_id(text: str) -> tuple[str, int | None] | None:
+    """'2601.14131v2' -> ('2601.14131', 2); anything that is not an arXiv id -> None."""
+    match = _ARXIV_ID_EXACT.match(text.strip())
+    if not match:
+        return None
+    version = match.group("version")
+    return match.group("id"), int(version) if version else None
+
+
+def find_arxiv_id(text: str) -> tuple[str, int | None] | None:
+    """The first arXiv id inside a longer string (a URL, a guid, 'arXiv:2601.14131v2')."""
+    match = ARXIV_ID.search(text)
+    if not match:
+        return None
+    version = match.group("version")
+    return match.group("id"), int(version) if version else None
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper as a listing announced it, text already normalised."""
+
+    title: str
+    abstract: str
+    source: str
+    arxiv_id: str | None = None
+    version: int | None = None
+    doi: str | None = None
+    announce_type: AnnounceType = AnnounceType.UNKNOWN
+    title_derived: bool = False
+    authors: tuple[str, ...] = ()
+    # Authors the listing left out: "and 1 more" -> 1; "et al." without a count -> -1.
+    more_authors: int = 0
+    categories: tuple[str, ...] = ()
+    announced: date | None = None
+    link: str | None = None
+    journal_ref: str | None = None
+    comments: str | None = None
+    title_key: str = field(init=False, default="")
+    abstract_key: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title_key", "" if self.title_derived else fold_key(self.title))
+        object.__setattr__(self, "abstract_key", fold_key(self.abstract))
+
+    @property
+    def primary_category(self) -> str | None:
+        return self.categories[0] if self.categories else None
+
+    @property
+    def abs_url(self) -> str | None:
+        if self.arxiv_id:
+            return f"https://arxiv.org/abs/{self.arxiv_id}"
+        return self.link
+
+    @property
+    def authors_line(self) -> str:
+        """'A, B, C and 1 more' as the listings write it."""
+        names = ", ".join(self.authors)
+        if self.more_authors > 0:
+            return f"{names} and {self.more_authors} more" if names else f"{self.more_authors} authors"
+        if self.more_authors < 0:
+            return f"{names} et al." if names else ""
+        return names
+
+    def with_changes(self, **changes: object) -> Paper:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def normalise_doi(doi: str | None) -> str | None:
+    if not doi:
+        return None
+    doi = doi.strip().lower()
+    for prefix in ("https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "doi:"):
+        if doi.startswith(prefix):
+            doi = doi[len(prefix) :]
+    return doi or None
+
+
+def keep_categories(terms: list[str]) -> tuple[str, ...]:
+    """Category terms shaped like cs.LG or hep-th, first occurrence first; MSC/ACM codes dropped."""
+    kept: list[str] = []
+    for term in terms:
+        term = term.strip()
+        if CATEGORY.match(term) and term not in kept:
+            kept.append(term)
+    return tuple(kept)

@@ -1,0 +1,105 @@
+"""Text normalisation, done once when a listing is parsed.
+
+`clean_text` turns whatever a listing carries (raw TeX, escaped HTML, hard-wrapped lines) into one
+readable Unicode line; `fold_key` turns text into the comparison key used for identity.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from functools import lru_cache
+
+from pylatexenc.latex2text import LatexNodes2Text
+
+_TAG = re.compile(r"<[^<>]{0,2000}>")
+_HTML_HINT = re.compile(r"<(?:/?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*|!--.*?--)>|&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
+_BLOCK_TAG = re.compile(r"<(?:/p|br\s*/?|/div|/li|/h\d)\s*>", re.I)
+_WHITESPACE = re.compile(r"\s+")
+# The TeX that abstracts and titles carry, converted span by span (much faster than feeding the
+# whole text to pylatexenc, and a bare % or & in plain prose cannot swallow the rest of the text).
+_TEX_SPAN = re.compile(
+    r"""
+      \$\$[^$]+?\$\$                                  # display math
+    | \$[^$\n]+?\$                                   # inline math
+    | \{\\(?:em|it|bf|sl|sc|tt|rm)\s[^{}]*\}          # {\em text}
+    | \{?\\[a-zA-Z]+\*?(?:\[[^\]{}]*\])?(?:\{[^{}]*\})*\}?   # \macro[opt]{arg}{arg}
+    | \{?\\[^a-zA-Z\s](?:\{\\?[a-zA-Z]\}|[a-zA-Z])?\}?  # accents \"o \"{o} {\"o}, escapes \% \&
+    """,
+    re.X,
+)
+_TEX_HINT = re.compile(r"[\\$]")
+_BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
+_LATEX = LatexNodes2Text(math_mode="with-delimiters", strict_latex_spaces=True)
+
+
+def strip_html(text: str) -> str:
+    """HTML to text: block ends become spaces, tags go, entities (even double-escaped) resolve."""
+    if not _HTML_HINT.search(text):
+        return text
+    text = _BLOCK_TAG.sub(" ", text)
+    text = _TAG.sub("", text)
+    for _ in range(2):  # legacy arXiv feeds sometimes escape entities twice
+        unescaped = html.unescape(text)
+        if unescaped == text:
+            break
+        text = unescaped
+    return _TAG.sub("", text) if "<" in text and _HTML_HINT.search(text) else text
+
+
+@lru_cache(maxsize=65536)
+def _tex_span_to_text(span: str) -> str:
+    try:
+        converted = _LATEX.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", span))
+    except Exception:  # pylatexenc raises assorted errors on odd input; keep the source then
+        return span
+    return converted.replace("\xa0", " ")
+
+
+def tex_to_unicode(text: str) -> str:
+    """Accents and common macros to Unicode (`Sch\\"on` -> Schön, `\\emph{x}` -> x); math kept
+    readable between its dollars ($α>1$)."""
+    if not _TEX_HINT.search(text):
+        return text
+    text = _TEX_SPAN.sub(lambda m: _tex_span_to_text(m.group(0)), text)
+    if "{" in text or "}" in text:
+        text = _strip_grouping_braces(text)
+    return text.replace("~", " ")
+
+
+def _strip_grouping_braces(text: str) -> str:
+    """Braces left over from TeX grouping ({GPT}) go; braces inside $math$ stay."""
+    parts = re.split(r"(\$[^$]*\$)", text)
+    return "".join(p if p.startswith("$") else p.replace("{", "").replace("}", "") for p in parts)
+
+
+def fold_whitespace(text: str) -> str:
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def clean_text(text: str | None, *, html_input: bool = False, tex: bool = True) -> str:
+    """The one normalisation every parser applies to every text field."""
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFC", text)
+    if html_input or "<" in text or "&" in text:
+        text = strip_html(text)
+    if tex:
+        text = tex_to_unicode(text)
+    return unicodedata.normalize("NFC", fold_whitespace(text))
+
+
+def strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+_NOT_WORD = re.compile(r"[^\w]+|_")
+
+
+def fold_key(text: str) -> str:
+    """Case, accents, punctuation and spacing folded: 'Schön:  a KV-cache!' -> 'schon a kv cache'."""
+    if not text:
+        return ""
+    return _NOT_WORD.sub(" ", strip_accents(text).casefold()).strip()

@@ -1,0 +1,269 @@
+"""Use cases: the work the bot, the jobs and the CLI share. Adapters call these; these call the
+pure core and the store."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from bot.core.identity import Identity, IdentityIndex, merge
+from bot.core.listings import ListingError, parse_listing
+from bot.core.paper import Paper
+from bot.store import Database, files, papers
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+IGNORED_SUFFIXES = (".part", ".tmp", "~", ".crdownload", ".swp")
+
+
+def is_ignored(path: Path) -> bool:
+    """Hidden and temporary files are never listings."""
+    return path.name.startswith(".") or path.name.endswith(IGNORED_SUFFIXES)
+
+
+@dataclass
+class FileReport:
+    path: str
+    status: str  # ingested | skipped | failed | waiting
+    format: str | None = None
+    entries: int = 0
+    new: int = 0
+    duplicates: int = 0
+    error: str | None = None
+    new_paper_ids: list[int] = field(default_factory=list)
+    updated_paper_ids: list[int] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "format": self.format,
+            "entries": self.entries,
+            "new": self.new,
+            "duplicates": self.duplicates,
+            "error": self.error,
+        }
+
+
+@dataclass
+class IngestReport:
+    files: list[FileReport] = field(default_factory=list)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for f in self.files if f.status == "failed")
+
+    @property
+    def new_paper_ids(self) -> list[int]:
+        return [i for f in self.files for i in f.new_paper_ids]
+
+    @property
+    def updated_paper_ids(self) -> list[int]:
+        return [i for f in self.files for i in f.updated_paper_ids]
+
+    def totals(self) -> dict[str, int]:
+        return {
+            "files": len(self.files),
+            "entries": sum(f.entries for f in self.files),
+            "new": sum(f.new for f in self.files),
+            "duplicates": sum(f.duplicates for f in self.files),
+            "failed": self.failed,
+        }
+
+    def as_json(self) -> dict[str, object]:
+        return {"files": [f.as_json() for f in self.files], "totals": self.totals()}
+
+    def summary_line(self) -> str:
+        t = self.totals()
+        counts = {s: sum(1 for f in self.files if f.status == s) for s in
+                  ("ingested", "skipped", "failed", "waiting")}
+        parts = [f"{n} {s}" for s, n in counts.items() if n]
+        return (f"{t['files']} files ({', '.join(parts) or 'none'}): {t['entries']} entries, "
+                f"{t['new']} new papers, {t['duplicates']} duplicates")
+
+
+@dataclass
+class _Slot:
+    paper: Paper
+    paper_id: int | None = None
+    changed: bool = False
+    newer: bool = False
+
+
+def store_papers(session: papers.Session, incoming: Sequence[Paper], *, now: datetime
+                 ) -> tuple[list[int], list[int], int]:
+    """Store a batch of parsed papers, de-duplicated against each other and the database.
+    Returns (ids of new papers, ids of stored papers that got a newer version, duplicates)."""
+    identities = [Identity.of(p) for p in incoming]
+    index: IdentityIndex[_Slot] = IdentityIndex()
+    slots: list[_Slot] = []
+    for paper_id, paper in papers.find_known_papers(session, identities=identities):
+        slots.append(slot := _Slot(paper, paper_id))
+        index.add(Identity.of(paper), slot)
+    duplicates = 0
+    for paper, identity in zip(incoming, identities, strict=True):
+        found = index.find(identity)
+        if found is None:
+            slots.append(found := _Slot(paper))
+        else:
+            duplicates += 1
+            merged, newer = merge(found.paper, paper)
+            found.changed |= merged != found.paper
+            found.newer |= newer
+            found.paper = merged
+        index.add(Identity.of(found.paper), found)
+    new_ids: list[int] = []
+    updated_ids: list[int] = []
+    for slot in slots:
+        if slot.paper_id is None:
+            new_ids.append(papers.insert_paper(session, paper=slot.paper, now=now))
+        elif slot.changed:
+            papers.update_paper(session, paper_id=slot.paper_id, paper=slot.paper, now=now)
+            if slot.newer:
+                updated_ids.append(slot.paper_id)
+    return new_ids, updated_ids, duplicates
+
+
+def ingest_bytes(database: Database, data: bytes, *, path: str, file_date: date | None,
+                 now: datetime, retry_failed: bool) -> FileReport:
+    """Ingest one file's content, once per content hash. A file recorded as failed is read again
+    only with retry_failed (an operator's explicit `paperbot ingest`), never by the inbox scan."""
+    content_hash = hashlib.sha256(data).hexdigest()
+    with database.session() as session:
+        seen = files.find_file(session, content_hash=content_hash)
+    if seen and not (seen.status == "failed" and retry_failed):
+        note = f"already read as {seen.path}" if seen.path != path else "already read"
+        if seen.status == "failed":
+            note = f"failed before and unchanged since: {seen.error}"
+        return FileReport(path, "skipped", seen.format, error=note)
+    try:
+        parsed = parse_listing(data, source=Path(path).name, file_date=file_date)
+    except ListingError as error:
+        report = FileReport(path, "failed", error=str(error))
+        with database.session() as session:
+            _record(session, report, content_hash, len(data), now)
+        log.warning("listing %s failed: %s", path, error)
+        return report
+    with database.session() as session:
+        new_ids, updated_ids, duplicates = store_papers(session, parsed.papers, now=now)
+        report = FileReport(
+            path, "ingested", parsed.format, entries=len(parsed.papers), new=len(new_ids),
+            duplicates=duplicates, error="; ".join(parsed.problems) or None,
+            new_paper_ids=new_ids, updated_paper_ids=updated_ids,
+        )
+        _record(session, report, content_hash, len(data), now)
+    return report
+
+
+def _record(session: papers.Session, report: FileReport, content_hash: str, size: int,
+            now: datetime) -> None:
+    files.record_file(session, listing=files.ListingFile(
+        content_hash=content_hash, path=report.path, size=size, format=report.format,
+        status=report.status, entries=report.entries, new=report.new,
+        duplicates=report.duplicates, error=report.error, seen_at=now,
+    ))
+
+
+def _file_date(stat_mtime: float) -> date:
+    return datetime.fromtimestamp(stat_mtime, UTC).date()
+
+
+def list_listing_files(paths: Iterable[Path]) -> list[Path]:
+    """Files named directly, plus the files inside named folders (recursively, sorted), hidden
+    and temporary ones left out."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                p for p in sorted(path.rglob("*"))
+                if p.is_file() and not any(is_ignored(Path(part)) for part in p.relative_to(path).parts)
+            )
+        else:
+            found.append(path)
+    return found
+
+
+def _read(path: Path) -> bytes | str:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        return f"cannot read the file: {error.strerror or error}"
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _ingest_path(database: Database, path: Path, *, now: datetime, retry_failed: bool
+                 ) -> FileReport:
+    mtime = _mtime(path)
+    data = _read(path)
+    if isinstance(data, str) or mtime is None:
+        return FileReport(str(path), "failed", error=data if isinstance(data, str) else "vanished")
+    return ingest_bytes(database, data, path=str(path), file_date=_file_date(mtime), now=now,
+                        retry_failed=retry_failed)
+
+
+def ingest_paths(database: Database, paths: Iterable[Path], *, clock: Clock = utc_now
+                 ) -> IngestReport:
+    """`paperbot ingest`: every file named or inside a named folder, once each."""
+    report = IngestReport()
+    for path in list_listing_files(paths):
+        report.files.append(_ingest_path(database, path, now=clock(), retry_failed=True))
+    log.info("ingest: %s", report.summary_line())
+    return report
+
+
+def scan_inbox(database: Database, inbox: Path, *, settle_seconds: float, clock: Clock = utc_now
+               ) -> IngestReport:
+    """The inbox job: new contents only, files still being written wait for the next scan, a bad
+    file is recorded and not retried until its content changes. Files are only ever read."""
+    report = IngestReport()
+    if not inbox.is_dir():
+        log.warning("inbox %s is not a folder; nothing scanned", inbox)
+        return report
+    for path in list_listing_files([inbox]):
+        now, mtime = clock(), _mtime(path)
+        if mtime is not None and now.timestamp() - mtime < settle_seconds:
+            report.files.append(FileReport(str(path), "waiting", error="still being written"))
+            continue
+        report.files.append(_ingest_path(database, path, now=now, retry_failed=False))
+    return report
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    papers: int
+    files: dict[str, int]
+    last_announcement: date | None
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "papers": self.papers,
+            "files": self.files,
+            "last_announcement": self.last_announcement.isoformat()
+            if self.last_announcement else None,
+        }
+
+
+def store_status(database: Database) -> StoreStatus:
+    with database.session() as session:
+        return StoreStatus(
+            papers=papers.count_papers(session),
+            files=files.count_files_by_status(session),
+            last_announcement=papers.last_announcement(session),
+        )

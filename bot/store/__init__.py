@@ -1,0 +1,9 @@
+"""All database access lives in this package: tables, queries and migrations.
+
+Query functions take the session explicitly plus keyword arguments and return domain values
+(`Paper`, `ListingFile`), never ORM rows.
+"""
+
+from bot.store.database import Database, StoreError
+
+__all__ = ["Database", "StoreError"]

@@ -1,0 +1,103 @@
+"""Engine, sessions and schema migrations. SQLite (WAL) by default, PostgreSQL by URL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, event
+from sqlalchemy.engine import make_url
+from sqlmodel import Session, create_engine
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used as it is; the message says what to do."""
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def create_database_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _alembic_config(engine: Engine) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    config.attributes["engine"] = engine
+    return config
+
+
+def head_revision(engine: Engine) -> str | None:
+    return ScriptDirectory.from_config(_alembic_config(engine)).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade_database(engine: Engine) -> tuple[str | None, str | None]:
+    """Apply every pending migration; returns (revision before, revision after)."""
+    before = current_revision(engine)
+    command.upgrade(_alembic_config(engine), "head")
+    return before, current_revision(engine)
+
+
+class Database:
+    """The engine plus a session factory; the only way the rest of the program reaches the data."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str, *, upgrade: bool | None = None) -> Database:
+        """Open the database. SQLite (and an empty PostgreSQL database) is upgraded to the current
+        schema on first use; an older PostgreSQL schema asks for `paperbot db upgrade`."""
+        engine = create_database_engine(url)
+        current = current_revision(engine)
+        if upgrade is None:
+            upgrade = engine.dialect.name == "sqlite" or current is None
+        if upgrade:
+            upgrade_database(engine)
+        elif current != head_revision(engine):
+            raise StoreError(
+                f"the database schema is at revision {current}, this paperbot needs "
+                f"{head_revision(engine)}: run `paperbot db upgrade`"
+            )
+        return cls(engine)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    def close(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,131 @@
+"""Paper queries."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, col, select
+
+from bot.core.identity import Identity
+from bot.core.paper import AnnounceType, Paper
+from bot.store.tables import PaperTable
+
+_CHUNK = 400  # keeps IN (...) lists well under SQLite's and PostgreSQL's parameter limits
+
+
+def _to_paper(row: PaperTable) -> Paper:
+    return Paper(
+        title=row.title,
+        abstract=row.abstract,
+        source=row.source,
+        arxiv_id=row.arxiv_id,
+        version=row.version,
+        doi=row.doi,
+        announce_type=AnnounceType(row.announce_type),
+        title_derived=row.title_derived,
+        authors=tuple(row.authors),
+        more_authors=row.more_authors,
+        categories=tuple(row.categories),
+        announced=row.announced,
+        link=row.link,
+        journal_ref=row.journal_ref,
+        comments=row.comments,
+    )
+
+
+def _fill_row(row: PaperTable, paper: Paper) -> None:
+    identity = Identity.of(paper)
+    row.arxiv_id = paper.arxiv_id
+    row.version = paper.version
+    row.doi = paper.doi
+    row.title_hash = identity.title_hash
+    row.abstract_hash = identity.abstract_hash
+    row.title = paper.title
+    row.title_derived = paper.title_derived
+    row.abstract = paper.abstract
+    row.authors = list(paper.authors)
+    row.more_authors = paper.more_authors
+    row.categories = list(paper.categories)
+    row.announce_type = paper.announce_type.value
+    row.announced = paper.announced
+    row.link = paper.link
+    row.journal_ref = paper.journal_ref
+    row.comments = paper.comments
+    row.source = paper.source
+
+
+def find_known_papers(
+    session: Session, *, identities: Sequence[Identity]
+) -> list[tuple[int, Paper]]:
+    """Stored papers sharing any identity key with the given entries (candidates, not verdicts)."""
+    found: dict[int, Paper] = {}
+    columns = (PaperTable.arxiv_id, PaperTable.doi, PaperTable.title_hash, PaperTable.abstract_hash)
+    keys = [
+        sorted({getattr(i, name) for i in identities} - {None})
+        for name in ("arxiv_id", "doi", "title_hash", "abstract_hash")
+    ]
+    for column, values in zip(columns, keys, strict=True):
+        for start in range(0, len(values), _CHUNK):
+            chunk = values[start : start + _CHUNK]
+            rows = session.exec(select(PaperTable).where(col(column).in_(chunk))).all()
+            for row in rows:
+                assert row.id is not None
+                found.setdefault(row.id, _to_paper(row))
+    return list(found.items())
+
+
+def insert_paper(session: Session, *, paper: Paper, now: datetime) -> int:
+    row = PaperTable(title=paper.title, abstract=paper.abstract, source=paper.source,
+                     first_seen=now)
+    _fill_row(row, paper)
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    return row.id
+
+
+def update_paper(session: Session, *, paper_id: int, paper: Paper, now: datetime) -> None:
+    row = session.get(PaperTable, paper_id)
+    if row is None:
+        raise LookupError(f"paper {paper_id} is not stored")
+    _fill_row(row, paper)
+    row.updated_at = now
+    session.add(row)
+
+
+def count_papers(session: Session) -> int:
+    return session.exec(select(func.count()).select_from(PaperTable)).one()
+
+
+def get_papers(session: Session, *, paper_ids: Iterable[int]) -> dict[int, Paper]:
+    ids = list(paper_ids)
+    result: dict[int, Paper] = {}
+    for start in range(0, len(ids), _CHUNK):
+        rows = session.exec(select(PaperTable).where(col(PaperTable.id).in_(ids[start : start + _CHUNK])))
+        for row in rows:
+            assert row.id is not None
+            result[row.id] = _to_paper(row)
+    return result
+
+
+def recent_papers(session: Session, *, announcement_days: int) -> list[tuple[int, Paper]]:
+    """Papers of the last `announcement_days` announcement dates present in the database (not the
+    wall clock: a quiet week or an old listing still counts). Papers without a date come too."""
+    days = session.exec(
+        select(PaperTable.announced)
+        .where(col(PaperTable.announced).is_not(None))
+        .distinct()
+        .order_by(col(PaperTable.announced).desc())
+        .limit(announcement_days)
+    ).all()
+    condition = col(PaperTable.announced).is_(None)
+    if days:
+        condition = or_(condition, col(PaperTable.announced) >= min(days))
+    rows = session.exec(select(PaperTable).where(condition).order_by(col(PaperTable.id))).all()
+    return [(row.id, _to_paper(row)) for row in rows if row.id is not None]
+
+
+def last_announcement(session: Session) -> date | None:
+    return session.exec(select(func.max(PaperTable.announced))).one()
