@@ -111,7 +111,7 @@ class Settings(BaseSettings):
         return self.telegram.token.get_secret_value().strip()
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: Any) -> str:
     location = [str(part) for part in error["loc"] if not isinstance(part, int)]
     name = ".".join(location)
     variable = "PAPERBOT_" + "_".join(location[:2]).upper()

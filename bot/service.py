@@ -86,11 +86,15 @@ class IngestReport:
 
     def summary_line(self) -> str:
         t = self.totals()
-        counts = {s: sum(1 for f in self.files if f.status == s) for s in
-                  ("ingested", "skipped", "failed", "waiting")}
+        counts = {
+            s: sum(1 for f in self.files if f.status == s)
+            for s in ("ingested", "skipped", "failed", "waiting")
+        }
         parts = [f"{n} {s}" for s, n in counts.items() if n]
-        return (f"{t['files']} files ({', '.join(parts) or 'none'}): {t['entries']} entries, "
-                f"{t['new']} new papers, {t['duplicates']} duplicates")
+        return (
+            f"{t['files']} files ({', '.join(parts) or 'none'}): {t['entries']} entries, "
+            f"{t['new']} new papers, {t['duplicates']} duplicates"
+        )
 
 
 @dataclass
@@ -101,8 +105,9 @@ class _Slot:
     newer: bool = False
 
 
-def store_papers(session: papers.Session, incoming: Sequence[Paper], *, now: datetime
-                 ) -> tuple[list[int], list[int], int]:
+def store_papers(
+    session: papers.Session, incoming: Sequence[Paper], *, now: datetime
+) -> tuple[list[int], list[int], int]:
     """Store a batch of parsed papers, de-duplicated against each other and the database.
     Returns (ids of new papers, ids of stored papers that got a newer version, duplicates)."""
     identities = [Identity.of(p) for p in incoming]
@@ -135,8 +140,15 @@ def store_papers(session: papers.Session, incoming: Sequence[Paper], *, now: dat
     return new_ids, updated_ids, duplicates
 
 
-def ingest_bytes(database: Database, data: bytes, *, path: str, file_date: date | None,
-                 now: datetime, retry_failed: bool) -> FileReport:
+def ingest_bytes(
+    database: Database,
+    data: bytes,
+    *,
+    path: str,
+    file_date: date | None,
+    now: datetime,
+    retry_failed: bool,
+) -> FileReport:
     """Ingest one file's content, once per content hash. A file recorded as failed is read again
     only with retry_failed (an operator's explicit `paperbot ingest`), never by the inbox scan."""
     content_hash = hashlib.sha256(data).hexdigest()
@@ -158,21 +170,38 @@ def ingest_bytes(database: Database, data: bytes, *, path: str, file_date: date 
     with database.session() as session:
         new_ids, updated_ids, duplicates = store_papers(session, parsed.papers, now=now)
         report = FileReport(
-            path, "ingested", parsed.format, entries=len(parsed.papers), new=len(new_ids),
-            duplicates=duplicates, error="; ".join(parsed.problems) or None,
-            new_paper_ids=new_ids, updated_paper_ids=updated_ids,
+            path,
+            "ingested",
+            parsed.format,
+            entries=len(parsed.papers),
+            new=len(new_ids),
+            duplicates=duplicates,
+            error="; ".join(parsed.problems) or None,
+            new_paper_ids=new_ids,
+            updated_paper_ids=updated_ids,
         )
         _record(session, report, content_hash, len(data), now)
     return report
 
 
-def _record(session: papers.Session, report: FileReport, content_hash: str, size: int,
-            now: datetime) -> None:
-    files.record_file(session, listing=files.ListingFile(
-        content_hash=content_hash, path=report.path, size=size, format=report.format,
-        status=report.status, entries=report.entries, new=report.new,
-        duplicates=report.duplicates, error=report.error, seen_at=now,
-    ))
+def _record(
+    session: papers.Session, report: FileReport, content_hash: str, size: int, now: datetime
+) -> None:
+    files.record_file(
+        session,
+        listing=files.ListingFile(
+            content_hash=content_hash,
+            path=report.path,
+            size=size,
+            format=report.format,
+            status=report.status,
+            entries=report.entries,
+            new=report.new,
+            duplicates=report.duplicates,
+            error=report.error,
+            seen_at=now,
+        ),
+    )
 
 
 def _file_date(stat_mtime: float) -> date:
@@ -186,8 +215,10 @@ def list_listing_files(paths: Iterable[Path]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             found.extend(
-                p for p in sorted(path.rglob("*"))
-                if p.is_file() and not any(is_ignored(Path(part)) for part in p.relative_to(path).parts)
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file()
+                and not any(is_ignored(Path(part)) for part in p.relative_to(path).parts)
             )
         else:
             found.append(path)
@@ -208,18 +239,26 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _ingest_path(database: Database, path: Path, *, now: datetime, retry_failed: bool
-                 ) -> FileReport:
+def _ingest_path(
+    database: Database, path: Path, *, now: datetime, retry_failed: bool
+) -> FileReport:
     mtime = _mtime(path)
     data = _read(path)
     if isinstance(data, str) or mtime is None:
         return FileReport(str(path), "failed", error=data if isinstance(data, str) else "vanished")
-    return ingest_bytes(database, data, path=str(path), file_date=_file_date(mtime), now=now,
-                        retry_failed=retry_failed)
+    return ingest_bytes(
+        database,
+        data,
+        path=str(path),
+        file_date=_file_date(mtime),
+        now=now,
+        retry_failed=retry_failed,
+    )
 
 
-def ingest_paths(database: Database, paths: Iterable[Path], *, clock: Clock = utc_now
-                 ) -> IngestReport:
+def ingest_paths(
+    database: Database, paths: Iterable[Path], *, clock: Clock = utc_now
+) -> IngestReport:
     """`paperbot ingest`: every file named or inside a named folder, once each."""
     report = IngestReport()
     for path in list_listing_files(paths):
@@ -228,8 +267,9 @@ def ingest_paths(database: Database, paths: Iterable[Path], *, clock: Clock = ut
     return report
 
 
-def scan_inbox(database: Database, inbox: Path, *, settle_seconds: float, clock: Clock = utc_now
-               ) -> IngestReport:
+def scan_inbox(
+    database: Database, inbox: Path, *, settle_seconds: float, clock: Clock = utc_now
+) -> IngestReport:
     """The inbox job: new contents only, files still being written wait for the next scan, a bad
     file is recorded and not retried until its content changes. Files are only ever read."""
     report = IngestReport()
@@ -256,7 +296,8 @@ class StoreStatus:
             "papers": self.papers,
             "files": self.files,
             "last_announcement": self.last_announcement.isoformat()
-            if self.last_announcement else None,
+            if self.last_announcement
+            else None,
         }
 
 

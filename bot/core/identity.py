@@ -1,4 +1,4 @@
-"""Which incoming entry is a paper already seen: ids, else DOIs, else title keys, else abstract keys.
+"""Which incoming entry is a paper already seen: ids, else DOIs, else titles, else abstracts.
 
 Pure: the store loads the identities of candidate rows and this index decides; the same index
 de-duplicates the entries of one file before anything is stored.
@@ -64,6 +64,8 @@ class IdentityIndex(Generic[Ref]):
         keys = (identity.arxiv_id, identity.doi, identity.title_hash, identity.abstract_hash)
         for table, key in zip(self._by_key, keys, strict=True):
             if key and (hit := table.get(key)) and not hit[0].conflicts_with(identity):
+                if table is self._by_key[3] and hit[0].title_hash and identity.title_hash:
+                    continue  # two titled entries with different titles are different papers
                 return hit[1]
         return None
 

@@ -91,7 +91,9 @@ class Paper:
         """'A, B, C and 1 more' as the listings write it."""
         names = ", ".join(self.authors)
         if self.more_authors > 0:
-            return f"{names} and {self.more_authors} more" if names else f"{self.more_authors} authors"
+            return (
+                f"{names} and {self.more_authors} more" if names else f"{self.more_authors} authors"
+            )
         if self.more_authors < 0:
             return f"{names} et al." if names else ""
         return names

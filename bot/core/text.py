@@ -14,7 +14,9 @@ from functools import lru_cache
 from pylatexenc.latex2text import LatexNodes2Text
 
 _TAG = re.compile(r"<[^<>]{0,2000}>")
-_HTML_HINT = re.compile(r"<(?:/?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*|!--.*?--)>|&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);")
+_HTML_HINT = re.compile(
+    r"<(?:/?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*|!--.*?--)>|&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);"
+)
 _BLOCK_TAG = re.compile(r"<(?:/p|br\s*/?|/div|/li|/h\d)\s*>", re.I)
 _WHITESPACE = re.compile(r"\s+")
 # The TeX that abstracts and titles carry, converted span by span (much faster than feeding the
@@ -31,7 +33,10 @@ _TEX_SPAN = re.compile(
 )
 _TEX_HINT = re.compile(r"[\\$]")
 _BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
-_LATEX = LatexNodes2Text(math_mode="with-delimiters", strict_latex_spaces=True)
+_LATEX = LatexNodes2Text(math_mode="with-delimiters", strict_latex_spaces=False)
+# Operator names pylatexenc would glue to their neighbours ($\kappa\log m$ -> "κlogm").
+_OPERATOR = re.compile(r"\\(log|ln|exp|min|max|sup|inf|lim|sin|cos|tan|det|arg|Pr)(?![a-zA-Z])")
+_MATH_PADDING = re.compile(r"^(\$+)\s*(.*?)\s*(\$+)$", re.S)
 
 
 def strip_html(text: str) -> str:
@@ -51,10 +56,12 @@ def strip_html(text: str) -> str:
 @lru_cache(maxsize=65536)
 def _tex_span_to_text(span: str) -> str:
     try:
-        converted = _LATEX.latex_to_text(_BARE_SPECIAL.sub(r"\\\1", span))
+        source = _OPERATOR.sub(r" \1 ", _BARE_SPECIAL.sub(r"\\\1", span))
+        converted = _LATEX.latex_to_text(source)
     except Exception:  # pylatexenc raises assorted errors on odd input; keep the source then
         return span
-    return converted.replace("\xa0", " ")
+    converted = fold_whitespace(converted.replace("\xa0", " "))
+    return _MATH_PADDING.sub(r"\1\2\3", converted)
 
 
 def tex_to_unicode(text: str) -> str:
@@ -99,7 +106,7 @@ _NOT_WORD = re.compile(r"[^\w]+|_")
 
 
 def fold_key(text: str) -> str:
-    """Case, accents, punctuation and spacing folded: 'Schön:  a KV-cache!' -> 'schon a kv cache'."""
+    """Case, accents, punctuation and spacing folded: 'Schön: KV-cache!' -> 'schon kv cache'."""
     if not text:
         return ""
     return _NOT_WORD.sub(" ", strip_accents(text).casefold()).strip()

@@ -51,8 +51,12 @@ def record_file(session: Session, *, listing: ListingFile) -> None:
     """Insert or replace the record of one file content."""
     row = session.exec(
         select(ListingFileTable).where(ListingFileTable.content_hash == listing.content_hash)
-    ).first() or ListingFileTable(content_hash=listing.content_hash, path=listing.path,
-                                  status=listing.status, seen_at=listing.seen_at)
+    ).first() or ListingFileTable(
+        content_hash=listing.content_hash,
+        path=listing.path,
+        status=listing.status,
+        seen_at=listing.seen_at,
+    )
     for name, value in vars(listing).items():
         setattr(row, name, value)
     session.add(row)

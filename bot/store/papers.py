@@ -77,8 +77,9 @@ def find_known_papers(
 
 
 def insert_paper(session: Session, *, paper: Paper, now: datetime) -> int:
-    row = PaperTable(title=paper.title, abstract=paper.abstract, source=paper.source,
-                     first_seen=now)
+    row = PaperTable(
+        title=paper.title, abstract=paper.abstract, source=paper.source, first_seen=now
+    )
     _fill_row(row, paper)
     session.add(row)
     session.flush()
@@ -103,7 +104,9 @@ def get_papers(session: Session, *, paper_ids: Iterable[int]) -> dict[int, Paper
     ids = list(paper_ids)
     result: dict[int, Paper] = {}
     for start in range(0, len(ids), _CHUNK):
-        rows = session.exec(select(PaperTable).where(col(PaperTable.id).in_(ids[start : start + _CHUNK])))
+        rows = session.exec(
+            select(PaperTable).where(col(PaperTable.id).in_(ids[start : start + _CHUNK]))
+        )
         for row in rows:
             assert row.id is not None
             result[row.id] = _to_paper(row)
@@ -113,16 +116,19 @@ def get_papers(session: Session, *, paper_ids: Iterable[int]) -> dict[int, Paper
 def recent_papers(session: Session, *, announcement_days: int) -> list[tuple[int, Paper]]:
     """Papers of the last `announcement_days` announcement dates present in the database (not the
     wall clock: a quiet week or an old listing still counts). Papers without a date come too."""
-    days = session.exec(
-        select(PaperTable.announced)
-        .where(col(PaperTable.announced).is_not(None))
-        .distinct()
-        .order_by(col(PaperTable.announced).desc())
-        .limit(announcement_days)
-    ).all()
-    condition = col(PaperTable.announced).is_(None)
-    if days:
-        condition = or_(condition, col(PaperTable.announced) >= min(days))
+    announced = col(PaperTable.announced)
+    days: list[date] = [
+        day
+        for day in session.exec(
+            select(announced)
+            .where(announced.is_not(None))
+            .distinct()
+            .order_by(announced.desc())
+            .limit(announcement_days)
+        ).all()
+        if day is not None
+    ]
+    condition = or_(announced.is_(None), announced >= min(days)) if days else announced.is_(None)
     rows = session.exec(select(PaperTable).where(condition).order_by(col(PaperTable.id))).all()
     return [(row.id, _to_paper(row)) for row in rows if row.id is not None]
 

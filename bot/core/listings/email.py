@@ -83,7 +83,9 @@ def _fields(lines: list[str]) -> tuple[dict[str, str], list[str], bool]:
     return fields, abstract, closed
 
 
-def _parse_entry(lines: list[str], replacing: bool, *, source: str, announced: date | None) -> Paper:
+def _parse_entry(
+    lines: list[str], replacing: bool, *, source: str, announced: date | None
+) -> Paper:
     id_index = next(i for i, line in enumerate(lines) if _ID_LINE.match(line))
     id_match = _ID_LINE.match(lines[id_index])
     assert id_match is not None

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import feedparser
@@ -48,8 +49,25 @@ def _date(parsed: time.struct_time | None) -> date | None:
     return date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday) if parsed else None
 
 
+def _local_date(item: Any, *names: str) -> date | None:
+    """The date as the feed wrote it, in the feed's own time zone (arXiv dates its announcements
+    at midnight US Eastern; feedparser's parsed dates are UTC and could move the day)."""
+    for name in names:
+        raw = item.get(name)
+        if not raw:
+            continue
+        for reader in (datetime.fromisoformat, parsedate_to_datetime):
+            try:
+                return reader(raw.strip()).date()
+            except (ValueError, TypeError, IndexError):
+                continue
+        if parsed := _date(item.get(f"{name}_parsed")):
+            return parsed
+    return None
+
+
 def _entry_date(entry: Entry, channel: date | None) -> date | None:
-    return _date(entry.get("published_parsed") or entry.get("updated_parsed")) or channel
+    return _local_date(entry, "published", "updated") or channel
 
 
 def _announce_type(text: str | None) -> AnnounceType:
@@ -143,7 +161,7 @@ def _arxiv_api(entry: Entry, source: str, channel: date | None) -> Paper:
         authors=authors,
         more_authors=more,
         categories=keep_categories([primary or "", *_tags(entry)]),
-        announced=_date(entry.get("updated_parsed") or entry.get("published_parsed")),
+        announced=_local_date(entry, "updated", "published"),
         link=f"https://arxiv.org/abs/{identity[0]}",
         journal_ref=clean_text(entry.get("arxiv_journal_ref")) or None,
     )
@@ -181,14 +199,23 @@ def _kind(parsed: Any) -> tuple[str, Callable[[Entry, str, date | None], Paper]]
     entries = parsed.entries
     if parsed.version == "rss10" and any(_RDF_TITLE.match(e.get("title", "")) for e in entries):
         return ARXIV_RDF, _arxiv_rdf
-    if any(e.get("arxiv_announce_type") or str(e.get("id", "")).startswith("oai:arXiv.org:")
-           for e in entries):
+    if any(
+        e.get("arxiv_announce_type") or str(e.get("id", "")).startswith("oai:arXiv.org:")
+        for e in entries
+    ):
         return ARXIV_RSS, _arxiv_rss
     if "arxiv.org/api" in str(parsed.feed.get("id", "")) or any(
         e.get("arxiv_primary_category") for e in entries
     ):
         return ARXIV_API, _arxiv_api
     return GENERIC, _generic
+
+
+_ROOT_END = re.compile(rb"</\s*(?:[\w-]+:)?(?:rss|feed|RDF)\s*>\s*(?:<!--.*?-->\s*)*$", re.S)
+
+
+def _closed(data: bytes) -> bool:
+    return bool(_ROOT_END.search(data[-4096:]))
 
 
 def parse(data: bytes, *, source: str) -> ParsedListing:
@@ -204,9 +231,14 @@ def parse(data: bytes, *, source: str) -> ParsedListing:
             f"XML is cut off or malformed{detail} ({error}); kept the {len(parsed.entries)} "
             "entries read before it"
         )
+    elif not _closed(data):
+        problems.append(
+            f"XML is cut off (the closing root tag is missing); kept the {len(parsed.entries)} "
+            "complete entries"
+        )
     if not parsed.entries and not parsed.version:
         raise ListingError("XML, but not an RSS or Atom feed")
-    channel = _date(parsed.feed.get("published_parsed") or parsed.feed.get("updated_parsed"))
+    channel = _local_date(parsed.feed, "published", "updated")
     kind, to_paper = _kind(parsed)
     papers: list[Paper] = []
     for number, entry in enumerate(parsed.entries, start=1):

@@ -1,10 +1,10 @@
 """Numbered listing (seeds 000 and 002): five lines per entry, no blank lines.
 
-    #01Oct 22, 2026
-    cs.LG
-    Title
-    Author, Author, Author and 1 more
-    Abstract on one long line
+#01Oct 22, 2026
+cs.LG
+Title
+Author, Author, Author and 1 more
+Abstract on one long line
 """
 
 from __future__ import annotations
@@ -49,8 +49,10 @@ def parse(text: str, *, source: str) -> ParsedListing:
         assert header is not None
         where = f"entry #{header.group('position')} at line {start + 1}"
         if len(body) < 4:
-            problems.append(f"{where}: expected category, title, authors and abstract lines, "
-                            f"found {len(body)} line(s)")
+            problems.append(
+                f"{where}: expected category, title, authors and abstract lines, "
+                f"found {len(body)} line(s)"
+            )
             continue
         category, title, authors_line, *abstract_lines = body
         categories = keep_categories([category])

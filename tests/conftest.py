@@ -1,0 +1,66 @@
+"""Shared fixtures: a real database per test (SQLite file, and PostgreSQL when
+PAPERBOT_TEST_DATABASE_URL is set), a controllable clock, and the project's paths."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from bot.store import Database
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "seeds"
+POSTGRES_URL = os.environ.get("PAPERBOT_TEST_DATABASE_URL")
+
+
+class Clock:
+    """Time that moves only when a test says so."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime(2026, 10, 22, 12, 0, tzinfo=UTC))
+
+
+def _reset_postgres(url: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("DROP SCHEMA public CASCADE"))
+        connection.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """The store on both backends: store and service tests that take it run twice."""
+    if request.param == "postgres":
+        if not POSTGRES_URL:
+            pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
+        _reset_postgres(POSTGRES_URL)
+        database = Database.open(POSTGRES_URL)
+    else:
+        database = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[Database]:
+    """SQLite in a temporary file, upgraded to the current schema."""
+    db = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
+    yield db
+    db.close()

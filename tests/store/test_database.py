@@ -1,0 +1,49 @@
+"""Schema migrations on both backends: they build exactly the tables the code declares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlmodel import SQLModel
+
+from bot.store import Database, StoreError
+from bot.store.database import create_database_engine, current_revision, head_revision
+from bot.store.papers import count_papers
+from tests.conftest import POSTGRES_URL, _reset_postgres
+
+
+def test_migrations_match_the_tables(any_database: Database) -> None:
+    with any_database.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []
+
+
+def test_sqlite_is_upgraded_on_first_use_with_wal(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'sub' / 'new.db'}"
+    database = Database.open(url)
+    assert current_revision(database.engine) == head_revision(database.engine)
+    assert {"paper", "listing_file"} <= set(inspect(database.engine).get_table_names())
+    with database.engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    with database.session() as session:
+        assert count_papers(session) == 0
+    database.close()
+
+
+def test_postgres_behind_the_code_asks_for_db_upgrade() -> None:
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
+    _reset_postgres(POSTGRES_URL)
+    engine = create_database_engine(POSTGRES_URL)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "CREATE TABLE alembic_version (version_num varchar(32) PRIMARY KEY)"
+        )
+        connection.exec_driver_sql("INSERT INTO alembic_version VALUES ('0000')")
+    engine.dispose()
+    with pytest.raises(StoreError, match="paperbot db upgrade"):
+        Database.open(POSTGRES_URL)

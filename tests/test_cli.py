@@ -1,0 +1,108 @@
+"""The `paperbot` command as an operator runs it: a real subprocess, real files, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SEEDS
+
+CASES = Path(__file__).parent / "data" / "listings"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    return tmp_path
+
+
+def paperbot(
+    workdir: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment["PYTHONPATH"] = str(ROOT)
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=workdir,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_ingest_seeds_json_then_again_all_skipped(workdir: Path) -> None:
+    first = paperbot(workdir, "ingest", "seeds/", "--json")
+    assert first.returncode == 0, first.stderr
+    document = json.loads(first.stdout)
+    assert document["totals"] == {
+        "files": 3,
+        "entries": 40,
+        "new": 37,
+        "duplicates": 3,
+        "failed": 0,
+    }
+    assert {f["format"] for f in document["files"]} == {"numbered", "abstracts"}
+    assert set(document["files"][0]) == {
+        "path",
+        "status",
+        "format",
+        "entries",
+        "new",
+        "duplicates",
+        "error",
+    }
+    assert (workdir / "data" / "paperbot.db").is_file()
+    second = json.loads(paperbot(workdir, "ingest", "seeds/", "--json").stdout)
+    assert [f["status"] for f in second["files"]] == ["skipped"] * 3
+    assert second["totals"]["new"] == 0
+
+
+def test_ingest_exit_1_when_a_file_fails_but_the_others_are_read(workdir: Path) -> None:
+    shutil.copy(CASES / "binary_junk.bin", workdir / "seeds" / "junk.bin")
+    result = paperbot(workdir, "ingest", "seeds", "--json")
+    assert result.returncode == 1
+    document = json.loads(result.stdout)
+    assert document["totals"]["new"] == 37 and document["totals"]["failed"] == 1
+
+
+def test_ingest_human_output_and_a_missing_path(workdir: Path) -> None:
+    result = paperbot(workdir, "ingest", "seeds", "nowhere.txt")
+    assert result.returncode == 1
+    assert "failed   nowhere.txt" in result.stdout and "No such file" in result.stdout
+    assert "37 new papers" in result.stdout
+
+
+def test_status_json(workdir: Path) -> None:
+    paperbot(workdir, "ingest", "seeds")
+    result = paperbot(workdir, "status", "--json")
+    assert result.returncode == 0
+    document = json.loads(result.stdout)
+    assert document["papers"] == 37 and document["files"] == {"ingested": 3}
+
+
+def test_db_upgrade(workdir: Path) -> None:
+    result = paperbot(workdir, "db", "upgrade")
+    assert result.returncode == 0 and "database at revision" in result.stdout
+    again = paperbot(workdir, "db", "upgrade")
+    assert "(was" not in again.stdout
+
+
+def test_a_bad_setting_is_one_line_and_exit_2(workdir: Path) -> None:
+    result = paperbot(workdir, "status", env={"PAPERBOT_INBOX_SCAN_SECONDS": "soon"})
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "PAPERBOT_INBOX_SCAN_SECONDS" in result.stderr
+
+
+def test_database_url_setting_is_used(workdir: Path) -> None:
+    url = f"sqlite:///{workdir / 'elsewhere.db'}"
+    paperbot(workdir, "ingest", "seeds", env={"PAPERBOT_DATABASE_URL": url})
+    assert (workdir / "elsewhere.db").is_file() and not (workdir / "data").exists()

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import SettingsError, load_settings
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("PAPERBOT_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_defaults_without_any_file() -> None:
+    settings = load_settings()
+    assert settings.inbox.dir == Path("seeds") and settings.inbox.scan_seconds == 60
+    assert settings.database.url == "sqlite:///data/paperbot.db"
+    assert settings.telegram.api_url == "https://api.telegram.org/bot"
+
+
+def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "paperbot.toml"
+    config.write_text(
+        '[inbox]\nscan_seconds = 30\ndir = "listings"\n[feeds]\nurls = ["http://a"]\n'
+    )
+    monkeypatch.setenv("PAPERBOT_CONFIG", str(config))
+    monkeypatch.setenv("PAPERBOT_INBOX_SCAN_SECONDS", "15")
+    monkeypatch.setenv("PAPERBOT_ADMIN_CHAT_IDS", "1, 22")
+    settings = load_settings()
+    assert settings.inbox.scan_seconds == 15 and settings.inbox.dir == Path("listings")
+    assert settings.feeds.urls == ["http://a"] and settings.admin.chat_ids == [1, 22]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        (
+            "PAPERBOT_INBOX_SCAN_SECONDS",
+            "-5",
+            "setting inbox.scan_seconds (PAPERBOT_INBOX_SCAN_SECONDS)",
+        ),
+        ("PAPERBOT_ADMIN_CHAT_IDS", "1,x", "setting admin.chat_ids (PAPERBOT_ADMIN_CHAT_IDS)"),
+        ("PAPERBOT_METRICS_PORT", "70000", "setting metrics.port (PAPERBOT_METRICS_PORT)"),
+        ("PAPERBOT_CONFIG", "/nonexistent.toml", "PAPERBOT_CONFIG names '/nonexistent.toml'"),
+    ],
+)
+def test_a_wrong_value_is_one_line_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, message: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SettingsError) as error:
+        load_settings()
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_unknown_key_in_the_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "paperbot.toml"
+    config.write_text("[inbox]\nscan_secs = 30\n")
+    monkeypatch.setenv("PAPERBOT_CONFIG", str(config))
+    with pytest.raises(SettingsError, match="unknown setting inbox.scan_secs"):
+        load_settings()
+
+
+def test_broken_toml_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "paperbot.toml"
+    config.write_text("[inbox\n")
+    monkeypatch.setenv("PAPERBOT_CONFIG", str(config))
+    with pytest.raises(SettingsError, match="cannot read the settings"):
+        load_settings()
+
+
+def test_missing_token_names_the_variable() -> None:
+    with pytest.raises(SettingsError, match="PAPERBOT_TELEGRAM_TOKEN"):
+        load_settings().require_token()
