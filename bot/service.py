@@ -128,12 +128,12 @@ def store_papers(
             found.newer |= newer
             found.paper = merged
         index.add(Identity.of(found.paper), found)
-    new_ids: list[int] = []
+    new_ids = papers.insert_papers(
+        session, papers=[s.paper for s in slots if s.paper_id is None], now=now
+    )
     updated_ids: list[int] = []
     for slot in slots:
-        if slot.paper_id is None:
-            new_ids.append(papers.insert_paper(session, paper=slot.paper, now=now))
-        elif slot.changed:
+        if slot.paper_id is not None and slot.changed:
             papers.update_paper(session, paper_id=slot.paper_id, paper=slot.paper, now=now)
             if slot.newer:
                 updated_ids.append(slot.paper_id)

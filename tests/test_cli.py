@@ -106,3 +106,13 @@ def test_database_url_setting_is_used(workdir: Path) -> None:
     url = f"sqlite:///{workdir / 'elsewhere.db'}"
     paperbot(workdir, "ingest", "seeds", env={"PAPERBOT_DATABASE_URL": url})
     assert (workdir / "elsewhere.db").is_file() and not (workdir / "data").exists()
+
+
+def test_an_unreachable_database_is_one_clear_line(workdir: Path) -> None:
+    url = "postgresql+psycopg://nobody:secret@127.0.0.1:1/none"
+    result = paperbot(workdir, "status", env={"PAPERBOT_DATABASE_URL": url})
+    assert result.returncode == 1
+    assert (
+        "cannot open the database postgresql+psycopg://nobody:***@127.0.0.1:1/none" in result.stderr
+    )
+    assert "secret" not in result.stderr and "Traceback" not in result.stderr

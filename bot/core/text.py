@@ -97,9 +97,13 @@ def clean_text(text: str | None, *, html_input: bool = False, tex: bool = True) 
     return unicodedata.normalize("NFC", fold_whitespace(text))
 
 
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 def strip_accents(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    if text.isascii():
+        return text
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text))
 
 
 _NOT_WORD = re.compile(r"[^\w]+|_")

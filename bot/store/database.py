@@ -13,6 +13,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -77,16 +78,24 @@ class Database:
         """Open the database. SQLite (and an empty PostgreSQL database) is upgraded to the current
         schema on first use; an older PostgreSQL schema asks for `paperbot db upgrade`."""
         engine = create_database_engine(url)
-        current = current_revision(engine)
-        if upgrade is None:
-            upgrade = engine.dialect.name == "sqlite" or current is None
-        if upgrade:
-            upgrade_database(engine)
-        elif current != head_revision(engine):
-            raise StoreError(
-                f"the database schema is at revision {current}, this paperbot needs "
-                f"{head_revision(engine)}: run `paperbot db upgrade`"
-            )
+        try:
+            current = current_revision(engine)
+            if upgrade is None:
+                upgrade = engine.dialect.name == "sqlite" or current is None
+            if upgrade:
+                upgrade_database(engine)
+            elif current != head_revision(engine):
+                raise StoreError(
+                    f"the database schema is at revision {current}, this paperbot needs "
+                    f"{head_revision(engine)}: run `paperbot db upgrade`"
+                )
+        except OperationalError as error:
+            engine.dispose()
+            where = engine.url.render_as_string(hide_password=True)
+            raise StoreError(f"cannot open the database {where}: {error.orig}") from None
+        except BaseException:
+            engine.dispose()
+            raise
         return cls(engine)
 
     @contextmanager

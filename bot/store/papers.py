@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
-from sqlalchemy import func, or_
+from sqlalchemy import func, insert, or_, update
 from sqlmodel import Session, col, select
 
 from bot.core.identity import Identity
@@ -35,25 +35,27 @@ def _to_paper(row: PaperTable) -> Paper:
     )
 
 
-def _fill_row(row: PaperTable, paper: Paper) -> None:
+def _columns(paper: Paper) -> dict[str, object]:
     identity = Identity.of(paper)
-    row.arxiv_id = paper.arxiv_id
-    row.version = paper.version
-    row.doi = paper.doi
-    row.title_hash = identity.title_hash
-    row.abstract_hash = identity.abstract_hash
-    row.title = paper.title
-    row.title_derived = paper.title_derived
-    row.abstract = paper.abstract
-    row.authors = list(paper.authors)
-    row.more_authors = paper.more_authors
-    row.categories = list(paper.categories)
-    row.announce_type = paper.announce_type.value
-    row.announced = paper.announced
-    row.link = paper.link
-    row.journal_ref = paper.journal_ref
-    row.comments = paper.comments
-    row.source = paper.source
+    return {
+        "arxiv_id": paper.arxiv_id,
+        "version": paper.version,
+        "doi": paper.doi,
+        "title_hash": identity.title_hash,
+        "abstract_hash": identity.abstract_hash,
+        "title": paper.title,
+        "title_derived": paper.title_derived,
+        "abstract": paper.abstract,
+        "authors": list(paper.authors),
+        "more_authors": paper.more_authors,
+        "categories": list(paper.categories),
+        "announce_type": paper.announce_type.value,
+        "announced": paper.announced,
+        "link": paper.link,
+        "journal_ref": paper.journal_ref,
+        "comments": paper.comments,
+        "source": paper.source,
+    }
 
 
 def find_known_papers(
@@ -76,24 +78,23 @@ def find_known_papers(
     return list(found.items())
 
 
-def insert_paper(session: Session, *, paper: Paper, now: datetime) -> int:
-    row = PaperTable(
-        title=paper.title, abstract=paper.abstract, source=paper.source, first_seen=now
-    )
-    _fill_row(row, paper)
-    session.add(row)
-    session.flush()
-    assert row.id is not None
-    return row.id
+def insert_papers(session: Session, *, papers: Sequence[Paper], now: datetime) -> list[int]:
+    """Insert new papers in one batched statement; returns their ids in the same order."""
+    if not papers:
+        return []
+    statement = insert(PaperTable).returning(col(PaperTable.id), sort_by_parameter_order=True)
+    rows = [{**_columns(paper), "first_seen": now} for paper in papers]
+    return list(session.execute(statement, rows).scalars())
 
 
 def update_paper(session: Session, *, paper_id: int, paper: Paper, now: datetime) -> None:
-    row = session.get(PaperTable, paper_id)
-    if row is None:
+    statement = (
+        update(PaperTable)
+        .where(col(PaperTable.id) == paper_id)
+        .values(**_columns(paper), updated_at=now)
+    )
+    if session.execute(statement).rowcount != 1:  # type: ignore[attr-defined]
         raise LookupError(f"paper {paper_id} is not stored")
-    _fill_row(row, paper)
-    row.updated_at = now
-    session.add(row)
 
 
 def count_papers(session: Session) -> int:
