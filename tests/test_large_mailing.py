@@ -25,7 +25,8 @@ def entry(n: int, *, replaced: bool = False, cross: bool = False) -> str:
         ""
         if replaced
         else (
-            f"\\\\\n  We study problem number {n} with Sch\\\"on's method and show that $\\alpha_{n}$\n"
+            f"\\\\\n  We study problem number {n} with Sch\\\"on's method and show that\n"
+            f"$\\alpha_{n}$ "
             "converges; the rate is optimal for every instance we tried, which we confirm in\n"
             "experiments on three benchmarks.\n"
         )
