@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
 
 from bot.store import Database
@@ -16,6 +17,10 @@ from bot.store import Database
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 POSTGRES_URL = os.environ.get("PAPERBOT_TEST_DATABASE_URL")
+
+# HYPOTHESIS_PROFILE=thorough runs every property test with many more examples.
+settings.register_profile("thorough", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 class Clock:

@@ -1,0 +1,64 @@
+"""Text analysis shared by papers and filters, so both sides fold words the same way.
+
+A word is a run of letters and digits; hyphens, slashes and spaces all separate words, so
+`"kv cache"` and `KV-cache` give the same tokens. Each token keeps its `folded` form (case and
+accents folded: `Quériaux` -> `queriaux`), used for prefixes, and its `term` (the folded form with
+plurals folded to the singular: `models` -> `model`), used for words and phrases.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.core.text import strip_accents
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+@lru_cache(maxsize=200_000)
+def fold_word(word: str) -> str:
+    return sys.intern(strip_accents(word.casefold()))
+
+
+@lru_cache(maxsize=200_000)
+def singular(folded: str) -> str:
+    """A light, deterministic plural fold; the same on both sides, so only consistency matters."""
+    word = folded
+    if len(word) > 3 and word.isalpha():
+        if word.endswith("ies") and len(word) > 4:
+            word = word[:-3] + "y"
+        elif word.endswith(("sses", "xes", "ches", "shes")):
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+        if word.endswith(("che", "she")):
+            word = word[:-1]
+    return sys.intern(word)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    term: str  # folded and singular: what words and phrases match
+    folded: str  # folded only: what prefixes match
+    start: int  # character span in the analysed text, for highlights
+    end: int
+
+
+def tokens(text: str) -> list[Token]:
+    result = []
+    for match in _WORD.finditer(text):
+        folded = fold_word(match.group())
+        result.append(Token(singular(folded), folded, match.start(), match.end()))
+    return result
+
+
+def terms(text: str) -> list[str]:
+    """The terms of a text in order (filters use this for their words and phrases)."""
+    return [singular(fold_word(m.group())) for m in _WORD.finditer(text)]
+
+
+def fold_category(category: str) -> str:
+    return sys.intern(category.strip().casefold())

@@ -1,0 +1,358 @@
+"""The filter language: close to arXiv's search syntax.
+
+    diffusion models        both words, in title or abstract (AND is implicit)
+    "language model"        the phrase (hyphens and spaces alike)
+    distill*                any word starting with distill
+    a OR b, a | b           either
+    -term, NOT term         without it
+    ( ... )                 grouping
+    ti: abs: au: cat:       title, abstract, author, category (cat:cs.LG, cat:cs.*)
+
+`parse_query` gives a tree whose nodes keep their position in the source; `canonical` shows a
+person how the filter was understood. User text is never compiled into a regular expression.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.core.analysis import fold_category, fold_word, singular
+
+FIELDS = {"ti": "title", "abs": "abstract", "au": "author", "cat": "category"}
+TEXT_FIELDS = ("title", "abstract")
+
+
+class InvalidQuery(ValueError):
+    """A filter that cannot be used; the message points at the problem, for a person."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message if position is None else f"{message} at {position}")
+        self.position = position
+
+
+@dataclass(frozen=True)
+class QueryLimits:
+    max_length: int = 300
+    max_terms: int = 20
+    max_depth: int = 6
+
+
+# -- the tree ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word (folded, singular) in the given fields."""
+
+    term: str
+    fields: tuple[str, ...]
+    position: int
+    shown: str  # as the user wrote it, folded: what the canonical form shows
+
+
+@dataclass(frozen=True)
+class Phrase:
+    terms: tuple[str, ...]
+    fields: tuple[str, ...]
+    position: int
+    shown: str
+
+
+@dataclass(frozen=True)
+class Prefix:
+    prefix: str  # folded, not singular
+    fields: tuple[str, ...]
+    position: int
+
+
+@dataclass(frozen=True)
+class Category:
+    value: str  # folded: cs.lg, or cs. for cat:cs.* / cat:cs
+    is_prefix: bool
+    position: int
+
+
+@dataclass(frozen=True)
+class And:
+    parts: tuple[Node, ...]
+    position: int
+
+
+@dataclass(frozen=True)
+class Or:
+    parts: tuple[Node, ...]
+    position: int
+
+
+@dataclass(frozen=True)
+class Not:
+    part: Node
+    position: int
+
+
+Leaf = Word | Phrase | Prefix | Category
+Node = Leaf | And | Or | Not
+
+
+# -- the tokenizer ----------------------------------------------------------------------------
+
+_FIELD = re.compile(r"([A-Za-z]+):")
+_BARE = re.compile(r'[^\s()"|]+')
+
+
+@dataclass(frozen=True)
+class _Lexeme:
+    kind: str  # ( ) OR AND NOT - TERM PHRASE
+    text: str
+    position: int
+    field: str | None = None
+
+
+def _lex(source: str) -> list[_Lexeme]:
+    lexemes: list[_Lexeme] = []
+    i = 0
+    while i < len(source):
+        char = source[i]
+        if char.isspace():
+            i += 1
+        elif char in "()":
+            lexemes.append(_Lexeme(char, char, i))
+            i += 1
+        elif char == "|":
+            lexemes.append(_Lexeme("OR", "|", i))
+            i += 1
+        elif char == "-" and i + 1 < len(source) and not source[i + 1].isspace():
+            lexemes.append(_Lexeme("-", "-", i))
+            i += 1
+        elif char == '"':
+            i = _lex_phrase(source, i, None, lexemes)
+        else:
+            i = _lex_word(source, i, lexemes)
+    return lexemes
+
+
+def _lex_phrase(source: str, start: int, field: str | None, lexemes: list[_Lexeme]) -> int:
+    quote = source.index('"', start)
+    end = source.find('"', quote + 1)
+    if end < 0:
+        raise InvalidQuery("unbalanced quote", quote)
+    lexemes.append(_Lexeme("PHRASE", source[quote + 1 : end], start, field))
+    return end + 1
+
+
+def _lex_word(source: str, start: int, lexemes: list[_Lexeme]) -> int:
+    field = None
+    field_match = _FIELD.match(source, start)
+    if field_match:
+        name = field_match.group(1).lower()
+        if name not in FIELDS:
+            raise InvalidQuery(
+                f"unknown field '{field_match.group(1)}:'; use ti:, abs:, au: or cat:", start
+            )
+        field = FIELDS[name]
+        after = field_match.end()
+        if after < len(source) and source[after] == '"':
+            return _lex_phrase(source, after, field, lexemes)
+        if after >= len(source) or source[after].isspace() or source[after] in "()|":
+            raise InvalidQuery(f"'{field_match.group(0)}' needs a word or a quoted phrase", start)
+        start_of_value = after
+    else:
+        start_of_value = start
+    match = _BARE.match(source, start_of_value)
+    assert match is not None
+    text = match.group()
+    if field is None and text in ("OR", "AND", "NOT"):
+        lexemes.append(_Lexeme(text, text, start))
+    else:
+        lexemes.append(_Lexeme("TERM", text, start, field))
+    return match.end()
+
+
+# -- the parser -------------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, lexemes: list[_Lexeme], limits: QueryLimits) -> None:
+        self.lexemes = lexemes
+        self.index = 0
+        self.limits = limits
+        self.leaves = 0
+
+    def peek(self) -> _Lexeme | None:
+        return self.lexemes[self.index] if self.index < len(self.lexemes) else None
+
+    def take(self) -> _Lexeme:
+        lexeme = self.lexemes[self.index]
+        self.index += 1
+        return lexeme
+
+    # OR binds tighter than the implicit AND, as in web search: `diffusion OR flow models` is
+    # `(diffusion OR flow) AND models`.
+    def parse_and(self, depth: int) -> Node:
+        parts = [self.parse_or(depth)]
+        while (lexeme := self.peek()) is not None and lexeme.kind != ")":
+            if lexeme.kind == "AND":
+                self.take()
+                following = self.peek()
+                if following is None or following.kind in ("OR", ")", "AND"):
+                    raise InvalidQuery("'AND' has nothing after it", lexeme.position)
+            parts.append(self.parse_or(depth))
+        return parts[0] if len(parts) == 1 else And(tuple(parts), parts[0].position)
+
+    def parse_or(self, depth: int) -> Node:
+        parts = [self.parse_unary(depth)]
+        while (lexeme := self.peek()) is not None and lexeme.kind == "OR":
+            self.take()
+            following = self.peek()
+            if following is None or following.kind in ("OR", ")", "AND"):
+                raise InvalidQuery(f"'{lexeme.text}' has nothing after it", lexeme.position)
+            parts.append(self.parse_unary(depth))
+        return parts[0] if len(parts) == 1 else Or(tuple(parts), parts[0].position)
+
+    def parse_unary(self, depth: int) -> Node:
+        lexeme = self.take()
+        if lexeme.kind in ("NOT", "-"):
+            self._check_depth(depth + 1, lexeme.position)
+            following = self.peek()
+            if following is None or following.kind in ("OR", ")", "AND"):
+                raise InvalidQuery(f"'{lexeme.text}' has nothing after it", lexeme.position)
+            return Not(self.parse_unary(depth + 1), lexeme.position)
+        if lexeme.kind == "(":
+            self._check_depth(depth + 1, lexeme.position)
+            following = self.peek()
+            if following is None:
+                raise InvalidQuery("unbalanced parenthesis: '(' is never closed", lexeme.position)
+            if following.kind == ")":
+                raise InvalidQuery("empty parentheses", lexeme.position)
+            node = self.parse_and(depth + 1)
+            closing = self.peek()
+            if closing is None or closing.kind != ")":
+                raise InvalidQuery("unbalanced parenthesis: '(' is never closed", lexeme.position)
+            self.take()
+            return node
+        if lexeme.kind == ")":
+            raise InvalidQuery("unbalanced parenthesis: ')' has no '('", lexeme.position)
+        if lexeme.kind in ("AND", "OR"):
+            raise InvalidQuery(f"'{lexeme.text}' has nothing before it", lexeme.position)
+        self.leaves += 1
+        if self.leaves > self.limits.max_terms:
+            raise InvalidQuery(
+                f"too many terms (at most {self.limits.max_terms} in one filter)", lexeme.position
+            )
+        return _leaf(lexeme)
+
+    def _check_depth(self, depth: int, position: int) -> None:
+        if depth > self.limits.max_depth:
+            raise InvalidQuery(
+                f"nesting too deep (at most {self.limits.max_depth} levels)", position
+            )
+
+
+def _leaf(lexeme: _Lexeme) -> Leaf:
+    position = lexeme.position
+    if lexeme.field == "category":
+        return _category(lexeme.text, position)
+    fields = (lexeme.field,) if lexeme.field else TEXT_FIELDS
+    text = lexeme.text
+    if lexeme.kind == "TERM" and text.endswith("*"):
+        stem = text.rstrip("*")
+        words = [fold_word(w) for w in re.findall(r"[^\W_]+", stem)]
+        if len(words) != 1 or len(stem) != len(text) - 1 or not stem[-1:].isalnum():
+            raise InvalidQuery(f"'{text}': '*' ends one word, like distill*", position)
+        if len(words[0]) < 2:
+            raise InvalidQuery(f"'{text}': a prefix needs at least two letters", position)
+        return Prefix(words[0], fields, position)
+    words = re.findall(r"[^\W_]+", text)
+    if not words:
+        what = "empty phrase" if lexeme.kind == "PHRASE" else f"nothing to search for in '{text}'"
+        raise InvalidQuery(what, position)
+    shown = " ".join(fold_word(w) for w in words)
+    if len(words) == 1:
+        return Word(singular(fold_word(words[0])), fields, position, shown)
+    return Phrase(tuple(singular(fold_word(w)) for w in words), fields, position, shown)
+
+
+def _category(text: str, position: int) -> Category:
+    value = fold_category(text)
+    if not re.fullmatch(r"[a-z-]+(\.[a-z-]+)?(\.\*|\*)?", value):
+        raise InvalidQuery(f"'{text}' is not a category like cs.LG, hep-th or cs.*", position)
+    if value.endswith("*"):
+        return Category(value.rstrip("*").rstrip(".") + ".", True, position)
+    return Category(value, False, position)
+
+
+def _has_positive(node: Node) -> bool:
+    """Whether every way of matching needs some word present (no 'match everything but X')."""
+    if isinstance(node, Not):
+        return False
+    if isinstance(node, And):
+        return any(_has_positive(p) for p in node.parts)
+    if isinstance(node, Or):
+        return all(_has_positive(p) for p in node.parts)
+    return True
+
+
+def parse_query(source: str, limits: QueryLimits | None = None) -> Node:
+    limits = limits or QueryLimits()
+    if len(source) > limits.max_length:
+        raise InvalidQuery(
+            f"filter too long ({len(source)} characters, at most {limits.max_length})"
+        )
+    lexemes = _lex(source)
+    if not lexemes:
+        raise InvalidQuery('empty filter: write a word, a "phrase" or a field like au:Name')
+    parser = _Parser(lexemes, limits)
+    node = parser.parse_and(0)
+    if (rest := parser.peek()) is not None:
+        raise InvalidQuery("unbalanced parenthesis: ')' has no '('", rest.position)
+    if not _has_positive(node):
+        raise InvalidQuery(
+            "a filter needs at least one word to look for, not only exclusions "
+            "(e.g. 'distill* -self')"
+        )
+    return node
+
+
+# -- the canonical form -----------------------------------------------------------------------
+
+_FIELD_PREFIX = {("title",): "ti:", ("abstract",): "abs:", ("author",): "au:", TEXT_FIELDS: ""}
+
+
+def canonical(node: Node) -> str:
+    """How the filter was understood: `"kv cache" AND distill*`."""
+    if isinstance(node, Word):
+        return _FIELD_PREFIX[node.fields] + node.shown
+    if isinstance(node, Phrase):
+        return _FIELD_PREFIX[node.fields] + '"' + node.shown + '"'
+    if isinstance(node, Prefix):
+        return _FIELD_PREFIX[node.fields] + node.prefix + "*"
+    if isinstance(node, Category):
+        return "cat:" + (node.value + "*" if node.is_prefix else node.value)
+    if isinstance(node, Not):
+        inner = canonical(node.part)
+        return f"-{inner}" if not isinstance(node.part, And | Or) else f"-({inner})"
+    if isinstance(node, And):
+        return " AND ".join(
+            f"({canonical(p)})" if isinstance(p, Or) else canonical(p) for p in node.parts
+        )
+    return " OR ".join(
+        f"({canonical(p)})" if isinstance(p, And) else canonical(p) for p in node.parts
+    )
+
+
+def leaves(node: Node) -> list[tuple[Leaf, bool]]:
+    """Every leaf with whether it counts positively (not under an odd number of NOTs)."""
+    found: list[tuple[Leaf, bool]] = []
+
+    def walk(n: Node, positive: bool) -> None:
+        if isinstance(n, Not):
+            walk(n.part, not positive)
+        elif isinstance(n, And | Or):
+            for part in n.parts:
+                walk(part, positive)
+        else:
+            found.append((n, positive))
+
+    walk(node, True)
+    return found

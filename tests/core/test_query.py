@@ -1,0 +1,89 @@
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.query import InvalidQuery, QueryLimits, canonical, parse_query
+
+
+@pytest.mark.parametrize(
+    ("source", "understood"),
+    [
+        ('"kv cache" distill*', '"kv cache" AND distill*'),
+        ("distill* -self", "distill* AND -self"),
+        ("KV-cache", '"kv cache"'),
+        ("Quériaux models", "queriaux AND models"),
+        ("a OR b c", "(a OR b) AND c"),
+        ("a b | c", "a AND (b OR c)"),
+        ("(a b) OR c", "(a AND b) OR c"),
+        ("(a | b) -(c d)", "(a OR b) AND -(c AND d)"),
+        ('ti:"language models" NOT abs:survey', 'ti:"language models" AND -abs:survey'),
+        ("au:Hassani", "au:hassani"),
+        ('au:"Hamed Hassani"', 'au:"hamed hassani"'),
+        ("cat:cs.LG", "cat:cs.lg"),
+        ("cat:cs.*", "cat:cs.*"),
+        ("cat:hep-th", "cat:hep-th"),
+        ("diffusion AND models", "diffusion AND models"),
+    ],
+)
+def test_canonical_form(source: str, understood: str) -> None:
+    assert canonical(parse_query(source)) == understood
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("", "empty filter"),
+        ("   ", "empty filter"),
+        ("-self", "at least one word to look for"),
+        ("NOT a OR NOT b", "at least one word to look for"),
+        ('diffusion "kv cache', "unbalanced quote at 10"),
+        ("a (b c", "unbalanced parenthesis: '(' is never closed at 2"),
+        ("a b)", "unbalanced parenthesis: ')' has no '(' at 3"),
+        ("tx:foo", "unknown field 'tx:'; use ti:, abs:, au: or cat: at 0"),
+        ("a OR", "'OR' has nothing after it at 2"),
+        ("| a", "'|' has nothing before it at 0"),
+        ("a NOT", "'NOT' has nothing after it at 2"),
+        ("a AND", "'AND' has nothing after it at 2"),
+        ('""', "empty phrase at 0"),
+        ("()", "empty parentheses at 0"),
+        ("ti: x", "'ti:' needs a word or a quoted phrase at 0"),
+        ("d*", "a prefix needs at least two letters at 0"),
+        ("dis*till*", "'*' ends one word"),
+        ("cat:cs..LG", "is not a category"),
+        ("$$", "nothing to search for in '$$' at 0"),
+    ],
+)
+def test_errors_point_at_the_problem(source: str, message: str) -> None:
+    with pytest.raises(InvalidQuery) as error:
+        parse_query(source)
+    assert message in str(error.value)
+
+
+def test_limits_are_settings() -> None:
+    limits = QueryLimits(max_length=20, max_terms=3, max_depth=2)
+    with pytest.raises(InvalidQuery, match="too long"):
+        parse_query("a" * 21, limits)
+    with pytest.raises(InvalidQuery, match="too many terms"):
+        parse_query("a b c d", limits)
+    with pytest.raises(InvalidQuery, match="nesting too deep"):
+        parse_query("(((a)))", limits)
+    assert canonical(parse_query("a b c", limits)) == "a AND b AND c"
+
+
+@given(st.text(max_size=80))
+def test_any_text_parses_or_gets_a_message(source: str) -> None:
+    try:
+        node = parse_query(source)
+    except InvalidQuery as error:
+        assert str(error)
+    else:
+        assert canonical(node)
+
+
+@given(st.text(alphabet='ab "()|-*:tiauscOR NOT.', max_size=40))
+def test_canonical_form_means_the_same_filter(source: str) -> None:
+    try:
+        node = parse_query(source)
+    except InvalidQuery:
+        return
+    assert canonical(parse_query(canonical(node))) == canonical(node)

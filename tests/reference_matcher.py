@@ -1,0 +1,49 @@
+"""The plain reference matcher: one filter at a time, straight from the query tree, no index and
+no compiled programs. The oracle the indexed matcher must agree with (and the benchmark's baseline)."""
+
+from __future__ import annotations
+
+from bot.core.analysis import fold_category, tokens
+from bot.core.paper import Paper
+from bot.core.query import And, Category, Node, Not, Or, Phrase, Prefix, Word
+
+
+def _field_token_lists(paper: Paper, fields: tuple[str, ...]) -> list[list]:
+    lists = []
+    if "title" in fields:
+        lists.append(tokens(paper.title))
+    if "abstract" in fields:
+        lists.append(tokens(paper.abstract))
+    if "author" in fields:
+        lists.extend(tokens(name) for name in paper.authors)
+    return lists
+
+
+def matches(node: Node, paper: Paper) -> bool:
+    if isinstance(node, And):
+        return all(matches(part, paper) for part in node.parts)
+    if isinstance(node, Or):
+        return any(matches(part, paper) for part in node.parts)
+    if isinstance(node, Not):
+        return not matches(node.part, paper)
+    if isinstance(node, Category):
+        for category in (fold_category(c) for c in paper.categories):
+            if node.is_prefix and category.startswith(node.value):
+                return True
+            if not node.is_prefix and (
+                category == node.value
+                or ("." not in node.value and category.split(".")[0] == node.value)
+            ):
+                return True
+        return False
+    for analysed in _field_token_lists(paper, node.fields):
+        if isinstance(node, Word) and any(t.term == node.term for t in analysed):
+            return True
+        if isinstance(node, Prefix) and any(t.folded.startswith(node.prefix) for t in analysed):
+            return True
+        if isinstance(node, Phrase):
+            terms = [t.term for t in analysed]
+            size = len(node.terms)
+            if any(tuple(terms[i : i + size]) == node.terms for i in range(len(terms))):
+                return True
+    return False
