@@ -1,5 +1,6 @@
 """The plain reference matcher: one filter at a time, straight from the query tree, no index and
-no compiled programs. The oracle the indexed matcher must agree with (and the benchmark's baseline)."""
+no compiled programs. The oracle the indexed matcher must agree with, and the benchmark's
+baseline."""
 
 from __future__ import annotations
 

@@ -161,10 +161,8 @@ def _leaf_anchors(program: Program) -> list[Anchor]:
         if is_prefix or "." not in value:
             return [(CATEGORY_PREFIX, value if is_prefix else value + "."), (CATEGORY_EXACT, value)]
         return [(CATEGORY_EXACT, value)]
-    if op == PHRASE:
-        term = max(program[2], key=len)  # the longest word is the likeliest to be rare
-    else:
-        term = program[2]
+    # Of a phrase, the longest word is the likeliest to be rare.
+    term = max(program[2], key=len) if op == PHRASE else program[2]
     anchors = []
     if fields & (TITLE | ABSTRACT):
         anchors.append((TEXT_PREFIX if op == PREFIX else TEXT_TERM, term))

@@ -29,7 +29,9 @@ def seed_papers() -> tuple[Paper, ...]:
 def titles_matching(source: str) -> list[str]:
     index = FilterIndex()
     index.add(1, parse_query(source))
-    return [p.title for p, hits in zip(seed_papers(), index.match(seed_papers())) if hits]
+    return [
+        p.title for p, hits in zip(seed_papers(), index.match(seed_papers()), strict=True) if hits
+    ]
 
 
 @pytest.mark.parametrize(
@@ -176,6 +178,6 @@ def test_indexed_matcher_agrees_with_the_reference(sources: list[str], papers: l
         except InvalidQuery:
             continue
         index.add(number, parsed[number])
-    for item, hits in zip(papers, index.match(papers)):
+    for item, hits in zip(papers, index.match(papers), strict=True):
         expected = [n for n, node in parsed.items() if reference_matcher.matches(node, item)]
         assert hits == expected
