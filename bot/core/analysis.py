@@ -39,6 +39,26 @@ def singular(folded: str) -> str:
     return sys.intern(word)
 
 
+_FOLDED: dict[str, str] = {}  # word as written -> folded
+_TERM: dict[str, str] = {}  # word as written -> term
+_MEMO_LIMIT = 500_000  # memos, not vocabularies: emptied when they grow past this
+
+
+def analyse_words(text: str) -> tuple[list[str], list[str]]:
+    """(folded words, terms) of a text, in order; the fast path for matching."""
+    words = _WORD.findall(text)
+    missing = set(words).difference(_FOLDED)  # C-level; iterates the words, not the memo
+    if missing:
+        if len(_FOLDED) + len(missing) > _MEMO_LIMIT:
+            _FOLDED.clear()
+            _TERM.clear()
+            missing = set(words)
+        for word in missing:
+            base = _FOLDED[word] = fold_word(word)
+            _TERM[word] = singular(base)
+    return list(map(_FOLDED.__getitem__, words)), list(map(_TERM.__getitem__, words))
+
+
 @dataclass(frozen=True, slots=True)
 class Token:
     term: str  # folded and singular: what words and phrases match

@@ -14,7 +14,7 @@ from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from bot.core.analysis import fold_category, fold_word, singular, tokens
+from bot.core.analysis import analyse_words, fold_category, tokens
 from bot.core.paper import Paper
 from bot.core.query import (
     And,
@@ -32,65 +32,87 @@ _WORD = re.compile(r"[^\W_]+")
 
 # Field bits of a compiled leaf.
 TITLE, ABSTRACT, AUTHOR = 1, 2, 4
+TEXT = TITLE | ABSTRACT
 _FIELD_BITS = {"title": TITLE, "abstract": ABSTRACT, "author": AUTHOR}
 # Opcodes of the compiled program: (op, ...) tuples.
 WORD, PHRASE, PREFIX, CATEGORY, AND, OR, NOT = range(7)
+# Words an AND needs all of, or none of, in the same fields: one C-level set test each; and
+# both at once, for an AND of nothing but words and negated words on the same fields.
+ALL_WORDS, NO_WORDS, WORDS_BUT = 7, 8, 9
 
 
 class Document:
-    """A paper's text, analysed once for matching (terms in order, folded forms for prefixes)."""
+    """A paper analysed once for matching: the terms of each field as a set (words), their
+    adjacent pairs (phrases) and folded forms (prefixes)."""
 
-    __slots__ = (
-        "title",
-        "abstract",
-        "title_folded",
-        "abstract_folded",
-        "authors",
-        "authors_folded",
-        "categories",
-    )
+    __slots__ = ("terms", "pairs", "folded", "sequences", "categories", "prefixes")
 
     def __init__(self, paper: Paper) -> None:
-        self.title_folded = [fold_word(w) for w in _WORD.findall(paper.title)]
-        self.abstract_folded = [fold_word(w) for w in _WORD.findall(paper.abstract)]
-        self.title = [singular(f) for f in self.title_folded]
-        self.abstract = [singular(f) for f in self.abstract_folded]
-        self.authors_folded = [[fold_word(w) for w in _WORD.findall(a)] for a in paper.authors]
-        self.authors = [[singular(f) for f in name] for name in self.authors_folded]
+        title_folded, title = analyse_words(paper.title)
+        abstract_folded, abstract = analyse_words(paper.abstract)
+        author_folded, authors = [], []
+        for name in paper.authors:
+            folded, found = analyse_words(name)
+            author_folded.extend(folded)
+            authors.append(found)
+        self.sequences: dict[int, list[list[str]]] = {
+            TITLE: [title],
+            ABSTRACT: [abstract],
+            TEXT: [title, abstract],
+            AUTHOR: authors,
+        }
+        title_terms, abstract_terms = set(title), set(abstract)
+        self.terms: dict[int, set[str]] = {
+            TITLE: title_terms,
+            ABSTRACT: abstract_terms,
+            TEXT: title_terms | abstract_terms,
+            AUTHOR: {t for name in authors for t in name},
+        }
+        # Adjacent pairs as "a b" strings (terms hold no spaces): strings are not tracked by
+        # the garbage collector, tuples are, and a paper has hundreds of pairs.
+        self.pairs: dict[int, set[str]] = {
+            TEXT: {*_pairs(title), *_pairs(abstract)},
+            AUTHOR: {pair for name in authors for pair in _pairs(name)},
+        }
+        title_words, abstract_words = set(title_folded), set(abstract_folded)
+        self.folded: dict[int, set[str]] = {
+            TITLE: title_words,
+            ABSTRACT: abstract_words,
+            TEXT: title_words | abstract_words,
+            AUTHOR: set(author_folded),
+        }
         self.categories = [fold_category(c) for c in paper.categories]
+        # (fields, prefix) -> whether a word of those fields starts with it; the index fills it
+        # in while it looks for candidates, so most prefix checks are one lookup.
+        self.prefixes: dict[tuple[int, str], bool] = {}
 
-    def sequences(self, fields: int) -> list[list[str]]:
-        found = []
-        if fields & TITLE:
-            found.append(self.title)
-        if fields & ABSTRACT:
-            found.append(self.abstract)
-        if fields & AUTHOR:
-            found.extend(self.authors)
+    def has_phrase(self, fields: int, phrase: tuple[str, ...]) -> bool:
+        size = len(phrase)
+        if size == 2 and fields in self.pairs:
+            return f"{phrase[0]} {phrase[1]}" in self.pairs[fields]
+        for sequence in self.sequences[fields]:
+            start = 0
+            while True:
+                try:
+                    i = sequence.index(phrase[0], start)
+                except ValueError:
+                    break
+                if tuple(sequence[i : i + size]) == phrase:
+                    return True
+                start = i + 1
+        return False
+
+    def has_prefix(self, fields: int, prefix: str) -> bool:
+        key = (fields, prefix)
+        found = self.prefixes.get(key)
+        if found is None:
+            found = any(word.startswith(prefix) for word in self.folded[fields])
+            self.prefixes[key] = found
         return found
 
-    def folded(self, fields: int) -> list[list[str]]:
-        found = []
-        if fields & TITLE:
-            found.append(self.title_folded)
-        if fields & ABSTRACT:
-            found.append(self.abstract_folded)
-        if fields & AUTHOR:
-            found.extend(self.authors_folded)
-        return found
 
-
-def _contains_phrase(sequence: list[str], phrase: tuple[str, ...]) -> bool:
-    first, size = phrase[0], len(phrase)
-    start = 0
-    while True:
-        try:
-            i = sequence.index(first, start)
-        except ValueError:
-            return False
-        if tuple(sequence[i : i + size]) == phrase:
-            return True
-        start = i + 1
+def _pairs(sequence: list[str]) -> list[str]:
+    return [f"{a} {b}" for a, b in zip(sequence, sequence[1:])]  # noqa: B905
 
 
 def category_matches(category: str, value: str, is_prefix: bool) -> bool:
@@ -123,73 +145,140 @@ def compile_query(node: Node) -> Program:
     if isinstance(node, Not):
         return (NOT, compile_query(node.part))
     if isinstance(node, And):
-        return (AND, *(compile_query(p) for p in node.parts))
+        return _compile_and([compile_query(p) for p in node.parts])
     assert isinstance(node, Or)
     return (OR, *(compile_query(p) for p in node.parts))
 
 
+def _compile_and(parts: list[Program]) -> Program:
+    """Group the AND's plain words (and plain negated words) by fields into set tests, and put
+    those cheap tests first."""
+    needed: dict[int, set[str]] = {}
+    excluded: dict[int, set[str]] = {}
+    rest: list[Program] = []
+    for part in parts:
+        if part[0] == WORD:
+            needed.setdefault(part[1], set()).add(part[2])
+        elif part[0] == NOT and part[1][0] == WORD:
+            excluded.setdefault(part[1][1], set()).add(part[1][2])
+        else:
+            rest.append(part)
+    if not rest and len(needed) == 1 and set(excluded) <= set(needed):
+        fields, words = next(iter(needed.items()))
+        return (WORDS_BUT, fields, frozenset(words), frozenset(excluded.get(fields, ())))
+    tests: list[Program] = [
+        (WORD, fields, next(iter(words)))
+        if len(words) == 1
+        else (ALL_WORDS, fields, frozenset(words))
+        for fields, words in needed.items()
+    ]
+    tests += [(NO_WORDS, fields, frozenset(words)) for fields, words in excluded.items()]
+    tests += rest
+    return tests[0] if len(tests) == 1 else (AND, *tests)
+
+
 def run(program: Program, doc: Document) -> bool:
     op = program[0]
+    if op == AND:
+        for part in program[1:]:
+            if not run(part, doc):
+                return False
+        return True
+    if op == WORDS_BUT:
+        terms = doc.terms[program[1]]
+        return program[2] <= terms and terms.isdisjoint(program[3])
     if op == WORD:
-        term = program[2]
-        return any(term in seq for seq in doc.sequences(program[1]))
+        return program[2] in doc.terms[program[1]]
+    if op == ALL_WORDS:
+        return program[2] <= doc.terms[program[1]]
+    if op == NO_WORDS:
+        return doc.terms[program[1]].isdisjoint(program[2])
+    if op == OR:
+        for part in program[1:]:
+            if run(part, doc):
+                return True
+        return False
     if op == PHRASE:
-        return any(_contains_phrase(seq, program[2]) for seq in doc.sequences(program[1]))
+        return doc.has_phrase(program[1], program[2])
     if op == PREFIX:
-        prefix = program[2]
-        return any(f.startswith(prefix) for seq in doc.folded(program[1]) for f in seq)
+        return doc.has_prefix(program[1], program[2])
     if op == CATEGORY:
         return any(category_matches(c, program[1], program[2]) for c in doc.categories)
-    if op == AND:
-        return all(run(p, doc) for p in program[1:])
-    if op == OR:
-        return any(run(p, doc) for p in program[1:])
     return not run(program[1], doc)
 
 
 # -- anchors -------------------------------------------------------------------------------------
 
-# Anchor kinds: a text term, an author term, a text prefix, an author prefix, a category.
+# Anchor kinds: a text term, an author term, a text prefix, an author prefix, a category, and
+# adjacent word pairs (phrases) in the text or in one author's name.
 TEXT_TERM, AUTHOR_TERM, TEXT_PREFIX, AUTHOR_PREFIX, CATEGORY_EXACT, CATEGORY_PREFIX = range(6)
+TEXT_PAIR, AUTHOR_PAIR = 6, 7
+ANCHOR_KINDS = 8
+HEAD = 5  # prefixes this long or longer are grouped by their first HEAD letters
 Anchor = tuple[int, str]
 
 
-def _leaf_anchors(program: Program) -> list[Anchor]:
+def _leaf_anchors(program: Program, frequency: Mapping[str, float]) -> list[Anchor]:
     op, fields = program[0], program[1]
     if op == CATEGORY:
         value, is_prefix = program[1], program[2]
         if is_prefix or "." not in value:
             return [(CATEGORY_PREFIX, value if is_prefix else value + "."), (CATEGORY_EXACT, value)]
         return [(CATEGORY_EXACT, value)]
-    # Of a phrase, the longest word is the likeliest to be rare.
-    term = max(program[2], key=len) if op == PHRASE else program[2]
-    anchors = []
-    if fields & (TITLE | ABSTRACT):
-        anchors.append((TEXT_PREFIX if op == PREFIX else TEXT_TERM, term))
+    if op == PHRASE:
+        # The adjacent pair whose rarer word is rarest.
+        pairs = zip(program[2], program[2][1:])  # noqa: B905
+        first, second = min(
+            pairs, key=lambda p: min(_word_cost(p[0], frequency), _word_cost(p[1], frequency))
+        )
+        key = f"{first} {second}"
+        text_kind, author_kind = TEXT_PAIR, AUTHOR_PAIR
+    elif op == PREFIX:
+        key, text_kind, author_kind = program[2], TEXT_PREFIX, AUTHOR_PREFIX
+    else:
+        key, text_kind, author_kind = program[2], TEXT_TERM, AUTHOR_TERM
+    anchors: list[Anchor] = []
+    if fields & TEXT:
+        anchors.append((text_kind, key))
     if fields & AUTHOR:
-        anchors.append((AUTHOR_PREFIX if op == PREFIX else AUTHOR_TERM, term))
+        anchors.append((author_kind, key))
     return anchors
 
 
 def _cost(anchors: list[Anchor], frequency: Mapping[str, float]) -> float:
-    """Estimated candidates an anchor set brings: known frequencies, else shorter words and
-    categories are taken to be commoner."""
+    """Estimated share of papers an anchor set brings as candidates: known word frequencies,
+    else longer words (and pairs of words) are taken to be rarer, categories common."""
     total = 0.0
     for kind, key in anchors:
         if kind in (CATEGORY_EXACT, CATEGORY_PREFIX):
             total += 0.3 if kind == CATEGORY_EXACT else 0.6
-        elif key in frequency:
-            total += frequency[key] * (3 if kind in (TEXT_PREFIX, AUTHOR_PREFIX) else 1)
+        elif kind in (TEXT_PAIR, AUTHOR_PAIR):
+            first, second = key.split(" ")
+            total += min(_word_cost(first, frequency), _word_cost(second, frequency)) * 0.1
+        elif kind in (TEXT_PREFIX, AUTHOR_PREFIX):
+            total += 3 * _word_cost(key, frequency)
         else:
-            total += 1.0 / (1 + len(key)) * (3 if kind in (TEXT_PREFIX, AUTHOR_PREFIX) else 1)
+            total += _word_cost(key, frequency)
     return total
+
+
+def _word_cost(word: str, frequency: Mapping[str, float]) -> float:
+    """With frequencies, a word never seen is the rarest of all (length breaks ties); without,
+    longer words are taken to be rarer."""
+    by_length = 1.0 / (1 + len(word))
+    if frequency:
+        return frequency.get(word, 0.0) + by_length * 1e-6
+    return by_length
 
 
 def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor] | None:
     """Anchors such that any paper the program matches holds at least one; None if none exist."""
     op = program[0]
-    if op == NOT:
+    if op in (NOT, NO_WORDS):
         return None
+    if op in (ALL_WORDS, WORDS_BUT):
+        words = [(WORD, program[1], word) for word in sorted(program[2])]
+        return min((_leaf_anchors(w, frequency) for w in words), key=lambda a: _cost(a, frequency))
     if op == AND:
         options = [a for p in program[1:] if (a := anchors_of(p, frequency)) is not None]
         return min(options, key=lambda a: _cost(a, frequency)) if options else None
@@ -201,14 +290,19 @@ def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor]
                 return None
             union.extend(a for a in found if a not in union)
         return union
-    return _leaf_anchors(program)
+    return _leaf_anchors(program, frequency)
 
 
 def _is_exact(program: Program) -> bool:
-    """A lone word or category: a hit on its anchor is already a match."""
-    if program[0] == WORD:  # anchors join title and abstract, so only a word on both is exact
-        return program[1] in (TITLE | ABSTRACT, AUTHOR)
-    return program[0] == CATEGORY and not program[2] and "." in program[1]
+    """A lone word, prefix, two-word phrase or category: a hit on its anchor is a match."""
+    op = program[0]
+    if op == WORD:  # text anchors join title and abstract: only a word on both is exact
+        return program[1] in (TEXT, AUTHOR)
+    if op == PHRASE:
+        return len(program[2]) == 2 and program[1] in (TEXT, AUTHOR)
+    if op == PREFIX:
+        return program[1] in (TEXT, AUTHOR)
+    return op == CATEGORY and not program[2] and "." in program[1]
 
 
 # -- the index -------------------------------------------------------------------------------------
@@ -219,11 +313,15 @@ class FilterIndex:
 
     def __init__(self, frequency: Mapping[str, float] | None = None) -> None:
         self._frequency = frequency or {}
-        self._postings: tuple[dict[str, array], ...] = tuple({} for _ in range(6))
+        self._postings: tuple[dict[str, array], ...] = tuple({} for _ in range(ANCHOR_KINDS))
         self._programs: dict[int, Program] = {}
         self._exact: set[int] = set()
         self._unanchored: set[int] = set()
-        self._prefix_lengths: tuple[set[int], set[int]] = (set(), set())
+        # Indexed prefixes of HEAD letters or more, grouped by their first HEAD letters: a word
+        # then needs one lookup for its long prefixes (plus one per shorter length).
+        self._heads: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+        # How many indexed prefixes of each length below HEAD, for text and for authors.
+        self._short_lengths: tuple[dict[int, int], dict[int, int]] = ({}, {})
 
     def __len__(self) -> int:
         return len(self._programs)
@@ -247,7 +345,7 @@ class FilterIndex:
             if key not in postings:
                 postings[key] = array("q")
                 if kind in (TEXT_PREFIX, AUTHOR_PREFIX):
-                    self._prefix_lengths[kind == AUTHOR_PREFIX].add(len(key))
+                    self._track_prefix(kind, key, +1)
             postings[key].append(filter_id)
 
     def remove(self, filter_id: int) -> None:
@@ -262,47 +360,89 @@ class FilterIndex:
                 postings.remove(filter_id)
                 if not postings:
                     del self._postings[kind][key]
+                    if kind in (TEXT_PREFIX, AUTHOR_PREFIX):
+                        self._track_prefix(kind, key, -1)
+
+    def _track_prefix(self, kind: int, prefix: str, change: int) -> None:
+        """Keep the grouping of long prefixes and the count of short ones in step."""
+        author = kind == AUTHOR_PREFIX
+        if len(prefix) < HEAD:
+            lengths = self._short_lengths[author]
+            lengths[len(prefix)] = lengths.get(len(prefix), 0) + change
+            if not lengths[len(prefix)]:
+                del lengths[len(prefix)]
+            return
+        heads = self._heads[author]
+        if change > 0:
+            heads.setdefault(prefix[:HEAD], []).append(prefix)
+        else:
+            heads[prefix[:HEAD]].remove(prefix)
+            if not heads[prefix[:HEAD]]:
+                del heads[prefix[:HEAD]]
 
     def candidates(self, doc: Document) -> set[int]:
-        postings = self._postings
         found: set[int] = set(self._unanchored)
-        text_terms = set(doc.title) | set(doc.abstract)
-        for term in text_terms:
-            if (hit := postings[TEXT_TERM].get(term)) is not None:
-                found.update(hit)
-        author_terms = {t for name in doc.authors for t in name}
-        for term in author_terms:
-            if (hit := postings[AUTHOR_TERM].get(term)) is not None:
-                found.update(hit)
-        self._probe_prefixes(set(doc.title_folded) | set(doc.abstract_folded), TEXT_PREFIX, found)
-        self._probe_prefixes({f for n in doc.authors_folded for f in n}, AUTHOR_PREFIX, found)
+        for kind, keys in (
+            (TEXT_TERM, doc.terms[TEXT]),
+            (AUTHOR_TERM, doc.terms[AUTHOR]),
+            (TEXT_PAIR, doc.pairs[TEXT]),
+            (AUTHOR_PAIR, doc.pairs[AUTHOR]),
+        ):
+            postings = self._postings[kind]
+            for key in postings.keys() & keys:  # C-level intersection, smaller side iterated
+                found.update(postings[key])
+        self._probe_prefixes(doc, TEXT_PREFIX, found)
+        self._probe_prefixes(doc, AUTHOR_PREFIX, found)
+        exact, prefixes = self._postings[CATEGORY_EXACT], self._postings[CATEGORY_PREFIX]
         for category in doc.categories:
-            if (hit := postings[CATEGORY_EXACT].get(category)) is not None:
+            if (hit := exact.get(category)) is not None:
                 found.update(hit)
             archive, dot, _ = category.partition(".")
             for key in (archive + ".", category + ".") if dot else (category + ".",):
-                if (hit := postings[CATEGORY_PREFIX].get(key)) is not None:
+                if (hit := prefixes.get(key)) is not None:
                     found.update(hit)
         return found
 
-    def _probe_prefixes(self, words: set[str], kind: int, found: set[int]) -> None:
+    def _probe_prefixes(self, doc: Document, kind: int, found: set[int]) -> None:
         postings = self._postings[kind]
         if not postings:
             return
-        lengths = sorted(self._prefix_lengths[kind == AUTHOR_PREFIX])
+        fields = AUTHOR if kind == AUTHOR_PREFIX else TEXT
+        author = kind == AUTHOR_PREFIX
+        words = doc.folded[fields]
+        hits: list[str] = []
+        for length in self._short_lengths[author]:
+            hits += postings.keys() & {w[:length] for w in words if len(w) >= length}
+        heads = self._heads[author]
+        shared = heads.keys() & {w[:HEAD] for w in words if len(w) >= HEAD}
         for word in words:
-            for length in lengths:
-                if length > len(word):
-                    break
-                if (hit := postings.get(word[:length])) is not None:
-                    found.update(hit)
+            if word[:HEAD] in shared:
+                hits += [prefix for prefix in heads[word[:HEAD]] if word.startswith(prefix)]
+        for prefix in hits:
+            found.update(postings[prefix])
+            doc.prefixes[(fields, prefix)] = True
 
     def match_document(self, doc: Document) -> list[int]:
-        exact, programs = self._exact, self._programs
-        return sorted(f for f in self.candidates(doc) if f in exact or run(programs[f], doc))
+        candidates = self.candidates(doc)
+        matched = candidates & self._exact
+        programs = self._programs
+        matched.update([f for f in candidates - matched if run(programs[f], doc)])
+        return sorted(matched)
 
     def match(self, papers: Iterable[Paper]) -> list[list[int]]:
         return [self.match_document(Document(paper)) for paper in papers]
+
+
+def term_frequencies(papers: Iterable[Paper]) -> dict[str, float]:
+    """The share of papers each term occurs in (title or abstract): what FilterIndex uses to
+    anchor a filter on its rarest part. Recent papers are a good sample."""
+    counts: dict[str, int] = {}
+    total = 0
+    for paper in papers:
+        total += 1
+        for term in set(analyse_words(paper.title)[1]) | set(analyse_words(paper.abstract)[1]):
+            counts[term] = counts.get(term, 0) + 1
+    return {term: count / total for term, count in counts.items()} if total else {}
 
 
 # -- highlights ----------------------------------------------------------------------------------

@@ -181,3 +181,14 @@ def test_indexed_matcher_agrees_with_the_reference(sources: list[str], papers: l
     for item, hits in zip(papers, index.match(papers), strict=True):
         expected = [n for n, node in parsed.items() if reference_matcher.matches(node, item)]
         assert hits == expected
+
+
+def test_removing_a_prefix_filter_keeps_the_others_found() -> None:
+    index = FilterIndex()
+    index.add(1, parse_query("distill*"))
+    index.add(2, parse_query("distillation*"))
+    index.add(3, parse_query("dist*"))
+    index.remove(1)
+    index.remove(3)
+    hits = index.match(seed_papers())
+    assert sum(2 in h for h in hits) == 2 and not any({1, 3} & set(h) for h in hits)

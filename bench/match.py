@@ -1,0 +1,319 @@
+"""Matching throughput of the indexed matcher against the plain reference matcher.
+
+    python bench/match.py --filters 1000000 --papers 2000 --json
+
+Papers are the bundled seeds and samples, repeated and varied: every content word may be swapped
+for one of its variants (`model` -> `qxmodel`), drawn from a Zipf law, so the generated corpus has
+a long-tailed vocabulary like arXiv's instead of the few thousand words of the seeds. Filters are
+drawn from the same vocabulary in the shapes people write: single words, two- and three-word
+phrases taken from the papers' own text, AND of two or three parts, OR groups, a negative part,
+field prefixes (ti:, abs:, au:), prefixes with `*`, and a category with a word.
+
+The reference is the plain matcher (tests/reference_matcher.py: one filter at a time, straight
+from the query tree) timed on a sample of the papers against every filter and scaled linearly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.core.analysis import fold_word  # noqa: E402
+from bot.core.listings import parse_listing  # noqa: E402
+from bot.core.matcher import FilterIndex, term_frequencies  # noqa: E402
+from bot.core.paper import Paper  # noqa: E402
+from bot.core.query import parse_query  # noqa: E402
+from tests import reference_matcher  # noqa: E402
+
+STOPWORDS = set(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "with",
+        "by",
+        "from",
+        "as",
+        "at",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "this",
+        "that",
+        "these",
+        "those",
+        "we",
+        "our",
+        "their",
+        "its",
+        "it",
+        "which",
+        "while",
+        "can",
+        "not",
+        "but",
+        "also",
+        "such",
+        "than",
+        "then",
+        "thus",
+        "into",
+        "over",
+        "under",
+        "between",
+        "both",
+        "each",
+        "more",
+        "most",
+        "other",
+        "some",
+        "only",
+        "via",
+        "using",
+        "based",
+        "show",
+        "shows",
+        "use",
+        "uses",
+        "used",
+        "new",
+        "two",
+        "one",
+        "three",
+        "has",
+        "have",
+        "had",
+        "however",
+        "whether",
+        "when",
+        "where",
+        "what",
+        "how",
+        "does",
+        "do",
+    ]
+)
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+VARIANT_MARKS = [a + b for a in LETTERS for b in LETTERS] + [
+    a + b + c for a in LETTERS for b in LETTERS for c in LETTERS
+]  # aa .. zzz
+
+
+def base_papers() -> list[Paper]:
+    papers: list[Paper] = []
+    for folder in (ROOT / "seeds", ROOT.parent / "shared" / "samples", ROOT / "tests" / "data"):
+        for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+            if path.suffix in (".txt", ".xml") and ".expected" not in path.name:
+                try:
+                    papers += parse_listing(path.read_bytes(), source=path.name).papers
+                except ValueError:
+                    continue
+    return [p for p in papers if len(p.abstract) > 200]
+
+
+class Vocabulary:
+    def __init__(self, rng: random.Random, variants: int) -> None:
+        self.rng = rng
+        # Zipf-like weights: variant k is ~1/k as common; the plain word about as common as the
+        # first variant, so common words stay common without every filter naming them.
+        self.weights = [1.0] + [1.0 / k for k in range(1, variants + 1)]
+        self.choices = [""] + VARIANT_MARKS[:variants]
+
+    def vary(self, word: str) -> str:
+        if word.casefold() in STOPWORDS or not word.isalpha() or len(word) < 3:
+            return word
+        return self.rng.choices(self.choices, self.weights)[0] + word
+
+
+def generate_papers(count: int, vocabulary: Vocabulary, bases: list[Paper]) -> list[Paper]:
+    papers = []
+    for i in range(count):
+        base = bases[i % len(bases)]
+        papers.append(
+            base.with_changes(
+                title=" ".join(vocabulary.vary(w) for w in base.title.split()),
+                abstract=" ".join(vocabulary.vary(w) for w in base.abstract.split()),
+                authors=tuple(
+                    " ".join(vocabulary.vary(part) for part in name.split())
+                    for name in base.authors
+                ),
+            )
+        )
+    return papers
+
+
+def content_words(text: str) -> list[str]:
+    return [
+        w
+        for w in (fold_word(x) for x in text.replace("-", " ").split())
+        if w.isalpha() and len(w) > 2 and w not in STOPWORDS
+    ]
+
+
+class FilterMaker:
+    """Filters from the distinct vocabulary (words, surnames, two- and three-word sequences) of a
+    separate generated corpus: people follow specific terms, and most distinct terms are rare, as
+    in a real arXiv vocabulary. Drawing from running text instead would make every filter name
+    the commonest words."""
+
+    def __init__(self, rng: random.Random, papers: list[Paper]) -> None:
+        self.rng = rng
+        texts = [content_words(p.title + " " + p.abstract) for p in papers]
+        self.vocabulary = sorted({w for text in texts for w in text})
+        self.sequences = {
+            size: sorted({" ".join(t[i : i + size]) for t in texts for i in range(len(t) - size)})
+            for size in (2, 3)
+        }
+        self.surnames = sorted(
+            {name.split()[-1] for p in papers for name in p.authors if name.split()}
+        )
+        self.categories = sorted({c for p in papers for c in p.categories}) or ["cs.LG"]
+        self.shapes = [
+            (self.word, 15),
+            (lambda: self.phrase(2), 15),
+            (lambda: self.phrase(3), 5),
+            (lambda: " ".join(self.word() for _ in range(2)), 15),
+            (lambda: " ".join(self.word() for _ in range(3)), 10),
+            (lambda: f"({self.word()} OR {self.word()}) {self.word()}", 10),
+            (lambda: f"{self.word()} -{self.word()}", 10),
+            (lambda: f"ti:{self.word()}", 3),
+            (lambda: f"abs:{self.phrase(2)}", 2),
+            (lambda: f"au:{self.rng.choice(self.surnames)}", 3),
+            (self.prefix, 7),
+            (lambda: f"cat:{self.rng.choice(self.categories)} {self.word()}", 5),
+        ]
+        self.makers = [shape for shape, _ in self.shapes]
+        self.weights = [weight for _, weight in self.shapes]
+
+    def word(self) -> str:
+        return self.rng.choice(self.vocabulary)
+
+    def phrase(self, size: int) -> str:
+        return '"' + self.rng.choice(self.sequences[size]) + '"'
+
+    def prefix(self) -> str:
+        word = self.word()
+        return word[: max(4, len(word) - 1)] + "*"
+
+    def make(self) -> str:
+        return self.rng.choices(self.makers, self.weights)[0]()
+
+
+def peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--filters", type=int, default=100_000)
+    parser.add_argument("--papers", type=int, default=2_000)
+    parser.add_argument("--variants", type=int, default=10_000, help="variants per content word")
+    parser.add_argument(
+        "--reference-evaluations",
+        type=int,
+        default=100_000,
+        help="filter x paper evaluations the reference sample makes",
+    )
+    parser.add_argument(
+        "--vocabulary-papers",
+        type=int,
+        default=3_000,
+        help="size of the separate corpus the filters' vocabulary comes from",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    args = parser.parse_args()
+
+    rng = random.Random(args.seed)
+    vocabulary = Vocabulary(rng, args.variants)
+    papers = generate_papers(args.papers, vocabulary, base_papers())
+    # Yesterday's papers: the filters' vocabulary, and the term frequencies the index uses to
+    # anchor each filter on its rarest part (the bot takes them from the papers it stored).
+    yesterday = generate_papers(args.vocabulary_papers, vocabulary, base_papers())
+    maker = FilterMaker(rng, yesterday)
+    frequency = term_frequencies(yesterday)
+    del yesterday
+    sources = [maker.make() for _ in range(args.filters)]
+    gc.collect()
+    rss_before = peak_rss_mb()
+
+    gc.disable()  # as a long-running service would after warm-up; collection is not the subject
+    start = time.perf_counter()
+    index = FilterIndex(frequency)
+    for number, source in enumerate(sources):
+        index.add(number, parse_query(source))
+    build_seconds = time.perf_counter() - start
+    gc.enable()
+    gc.collect()
+    gc.freeze()  # the index is long-lived: keep it out of the collector's way, as the bot does
+
+    start = time.perf_counter()
+    results = index.match(papers)
+    match_seconds = time.perf_counter() - start
+    matches = sum(len(hits) for hits in results)
+    peak = peak_rss_mb()
+
+    # The reference: the plain matcher on a sample (papers x filters, at most
+    # --reference-evaluations pairs), scaled linearly to all papers and all filters.
+    paper_sample = max(1, min(len(papers), args.reference_evaluations // len(sources)))
+    filter_sample = min(len(sources), args.reference_evaluations // paper_sample)
+    nodes = [parse_query(s) for s in sources[:filter_sample]]
+    start = time.perf_counter()
+    reference_pairs = [
+        (p, f)
+        for p, paper in enumerate(papers[:paper_sample])
+        for f, node in enumerate(nodes)
+        if reference_matcher.matches(node, paper)
+    ]
+    reference_sample_seconds = time.perf_counter() - start
+    scale = (len(papers) / paper_sample) * (len(sources) / filter_sample)
+    reference_seconds = reference_sample_seconds * scale
+    indexed_pairs = [
+        (p, f) for p, hits in enumerate(results[:paper_sample]) for f in hits if f < filter_sample
+    ]
+
+    figures = {
+        "filters": len(sources),
+        "papers": len(papers),
+        "build_seconds": round(build_seconds, 2),
+        "match_seconds": round(match_seconds, 3),
+        "papers_per_second": round(len(papers) / match_seconds),
+        "matches": matches,
+        "matches_per_paper": round(matches / len(papers), 1),
+        "peak_rss_mb": peak,
+        "rss_before_index_mb": rss_before,
+        "reference_seconds": round(reference_seconds, 1),
+        "reference_sample": f"first {paper_sample} of {len(papers)} papers against the first "
+        f"{filter_sample} of {len(sources)} filters, scaled by {scale:.0f}",
+        "speedup": round(reference_seconds / match_seconds, 1),
+        "agree_on_sample": reference_pairs == indexed_pairs,
+        "sample_matches": len(reference_pairs),
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        for key, value in figures.items():
+            print(f"{key:22} {value}")
+
+
+if __name__ == "__main__":
+    main()
