@@ -27,6 +27,13 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     ingest.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
+    preview = commands.add_parser(
+        "preview", help="papers matching a filter, from files or the database (exit 2: bad filter)"
+    )
+    preview.add_argument("filter", metavar="FILTER")
+    preview.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+    preview.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
     status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
     status.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
@@ -76,6 +83,55 @@ def _cmd_status(args: argparse.Namespace, database: Database) -> int:
     return EXIT_OK
 
 
+def _marked(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with each matched span in **bold** (markdown-style, readable in any terminal)."""
+    out, last = [], 0
+    for start, end in spans:
+        out += [text[last:start], "**", text[start:end], "**"]
+        last = end
+    return "".join(out) + text[last:]
+
+
+def _print_preview(result: service.Preview) -> None:
+    print(f"filter: {result.filter}")
+    for paper, marks in result.matches:
+        spans = {
+            f: [(h.start, h.end) for h in marks if h.field == f] for f in ("title", "abstract")
+        }
+        derived = " (headline derived from the abstract)" if paper.title_derived else ""
+        print()
+        print(_marked(paper.title, spans["title"]) + derived)
+        details = [paper.authors_line, " ".join(paper.categories), paper.abs_url or ""]
+        print("  " + " · ".join(d for d in details if d))
+        print("  " + _marked(paper.abstract, spans["abstract"]))
+    count = len(result.matches)
+    print(f"\n{count} matching paper{'s' if count != 1 else ''}")
+
+
+def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
+    limits = QueryLimits(
+        settings.filters.max_length, settings.filters.max_terms, settings.filters.max_depth
+    )
+    database = None if args.paths else Database.open(settings.database.url)
+    try:
+        result = service.preview(database, args.filter, paths=args.paths, limits=limits)
+    except InvalidQuery as error:
+        print(f"paperbot: bad filter: {error}", file=sys.stderr)
+        if error.position is not None:
+            print(f"  {args.filter}\n  {' ' * error.position}^", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        if database is not None:
+            database.close()
+    for problem in result.problems:
+        print(f"paperbot: skipped {problem}", file=sys.stderr)
+    if args.json:
+        _print_json(result.as_json())
+    else:
+        _print_preview(result)
+    return EXIT_OK
+
+
 def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     engine = create_database_engine(settings.database.url)
     try:
@@ -87,6 +143,14 @@ def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `paperbot preview ... | head`: the reader left, nothing is wrong
+        sys.stderr.close()
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     _setup_logging(args.verbose)
     try:
@@ -94,8 +158,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.command == "db":
-        return _cmd_db(args, settings)
+    try:
+        if args.command == "db":
+            return _cmd_db(args, settings)
+        if args.command == "preview":
+            return _cmd_preview(args, settings)
+    except StoreError as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_FAILED
     try:
         database = Database.open(settings.database.url)
     except StoreError as error:
@@ -111,5 +181,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # Imports below the parser keep `paperbot --help` quick; nothing here runs at import time.
 from bot import service  # noqa: E402
 from bot.config import Settings, SettingsError, load_settings  # noqa: E402
+from bot.core.query import InvalidQuery, QueryLimits  # noqa: E402
 from bot.store import Database, StoreError  # noqa: E402
 from bot.store.database import create_database_engine, upgrade_database  # noqa: E402

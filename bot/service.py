@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bot.core.identity import Identity, IdentityIndex, merge
+from bot.core.identity import Identity, IdentityIndex, deduplicate, merge
 from bot.core.listings import ListingError, parse_listing
+from bot.core.matcher import Highlight, highlights, matches
 from bot.core.paper import Paper
+from bot.core.query import QueryLimits, canonical, parse_query
 from bot.store import Database, files, papers
 
 log = logging.getLogger(__name__)
@@ -308,3 +310,76 @@ def store_status(database: Database) -> StoreStatus:
             files=files.count_files_by_status(session),
             last_announcement=papers.last_announcement(session),
         )
+
+
+@dataclass(frozen=True)
+class Preview:
+    filter: str  # the canonical form: how the filter was understood
+    matches: list[tuple[Paper, list[Highlight]]]
+    problems: list[str]  # files that could not be read
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "filter": self.filter,
+            "matches": [
+                {
+                    "title": paper.title,
+                    "headline_derived": paper.title_derived,
+                    "arxiv_id": paper.arxiv_id,
+                    "authors": list(paper.authors),
+                    "categories": list(paper.categories),
+                    "abstract": paper.abstract,
+                    "highlights": [
+                        {
+                            "field": h.field,
+                            "start": h.start,
+                            "end": h.end,
+                            "text": (paper.title if h.field == "title" else paper.abstract)[
+                                h.start : h.end
+                            ],
+                        }
+                        for h in marks
+                    ],
+                }
+                for paper, marks in self.matches
+            ],
+        }
+
+
+def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:
+    """Every paper in the given files or folders, de-duplicated as ingestion would, nothing
+    stored; plus one problem line per file that could not be read."""
+    found: list[Paper] = []
+    problems: list[str] = []
+    for path in list_listing_files(paths):
+        data = _read(path)
+        mtime = _mtime(path)
+        if isinstance(data, str) or mtime is None:
+            problems.append(f"{path}: {data if isinstance(data, str) else 'vanished'}")
+            continue
+        try:
+            found += parse_listing(data, source=path.name, file_date=_file_date(mtime)).papers
+        except ListingError as error:
+            problems.append(f"{path}: {error}")
+    return deduplicate(found), problems
+
+
+def preview(
+    database: Database | None,
+    source: str,
+    *,
+    paths: Sequence[Path] = (),
+    limits: QueryLimits | None = None,
+) -> Preview:
+    """The papers a filter matches, from files (nothing stored) or else from the database.
+    Raises InvalidQuery for a bad filter."""
+    query = parse_query(source, limits)
+    problems: list[str] = []
+    if paths:
+        candidates, problems = papers_from_files(paths)
+    else:
+        assert database is not None
+        with database.session() as session:
+            candidates = papers.all_papers(session)
+    found = [(p, highlights(query, p)) for p in candidates if matches(query, p)]
+    return Preview(canonical(query), found, problems)

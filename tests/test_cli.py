@@ -116,3 +116,51 @@ def test_an_unreachable_database_is_one_clear_line(workdir: Path) -> None:
         "cannot open the database postgresql+psycopg://nobody:***@127.0.0.1:1/none" in result.stderr
     )
     assert "secret" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_preview_kv_cache_from_the_seeds_marks_the_words(workdir: Path) -> None:
+    result = paperbot(workdir, "preview", '"kv cache"', "seeds/")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('filter: "kv cache"\n')
+    assert "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
+    assert "ElasticKV: a mixed-fidelity KV runtime" in result.stdout
+    assert "**KV-caches**" in result.stdout and "(**KV**) **caches**" in result.stdout
+    assert result.stdout.rstrip().endswith("2 matching papers")
+    assert not (workdir / "data").exists()  # files were read, nothing stored
+
+
+def test_preview_json_shape_and_no_match(workdir: Path) -> None:
+    nothing = json.loads(paperbot(workdir, "preview", "distill* -self", "seeds", "--json").stdout)
+    assert nothing == {"filter": "distill* AND -self", "matches": []}
+    found = json.loads(paperbot(workdir, "preview", "au:Hassani", "seeds", "--json").stdout)
+    (match,) = found["matches"]
+    assert set(match) == {
+        "title",
+        "headline_derived",
+        "arxiv_id",
+        "authors",
+        "categories",
+        "abstract",
+        "highlights",
+    }
+    assert match["title"] == "When to Follow the Teacher: Advantage-Based On-Policy Distillation"
+    cl = json.loads(paperbot(workdir, "preview", "cat:cs.CL", "seeds", "--json").stdout)
+    assert [m["title"] for m in cl["matches"]] == ["Low-Bit N-Gram Embeddings for Language Models"]
+    derived = json.loads(paperbot(workdir, "preview", "lapanda", "seeds", "--json").stdout)
+    assert derived["matches"][0]["headline_derived"] is True
+    assert {h["text"].lower() for h in derived["matches"][0]["highlights"]} == {"lapanda"}
+
+
+def test_preview_from_the_database(workdir: Path) -> None:
+    paperbot(workdir, "ingest", "seeds")
+    document = json.loads(paperbot(workdir, "preview", '"kv cache"', "--json").stdout)
+    assert len(document["matches"]) == 2
+
+
+def test_a_bad_filter_is_exit_2_and_points_at_the_problem(workdir: Path) -> None:
+    result = paperbot(workdir, "preview", 'diffusion "kv cache', "seeds")
+    assert result.returncode == 2
+    assert result.stderr == (
+        'paperbot: bad filter: unbalanced quote at 10\n  diffusion "kv cache\n            ^\n'
+    )
+    assert paperbot(workdir, "preview", "-self", "seeds").returncode == 2

@@ -97,3 +97,18 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
         announce_type=incoming.announce_type if newer else stored.announce_type,
     )
     return merged, newer
+
+
+def deduplicate(papers: list[Paper]) -> list[Paper]:
+    """The distinct papers of a batch, duplicates merged as ingestion merges them."""
+    index: IdentityIndex[int] = IdentityIndex()
+    distinct: list[Paper] = []
+    for paper in papers:
+        found = index.find(Identity.of(paper))
+        if found is None:
+            found = len(distinct)
+            distinct.append(paper)
+        else:
+            distinct[found] = merge(distinct[found], paper)[0]
+        index.add(Identity.of(distinct[found]), found)
+    return distinct

@@ -180,7 +180,7 @@ def _compile_and(parts: list[Program]) -> Program:
 def run(program: Program, doc: Document) -> bool:
     op = program[0]
     if op == AND:
-        for part in program[1:]:
+        for part in program[1:]:  # noqa: SIM110  (a plain loop: this is the hot path)
             if not run(part, doc):
                 return False
         return True
@@ -194,7 +194,7 @@ def run(program: Program, doc: Document) -> bool:
     if op == NO_WORDS:
         return doc.terms[program[1]].isdisjoint(program[2])
     if op == OR:
-        for part in program[1:]:
+        for part in program[1:]:  # noqa: SIM110
             if run(part, doc):
                 return True
         return False
@@ -433,6 +433,11 @@ class FilterIndex:
         return [self.match_document(Document(paper)) for paper in papers]
 
 
+def matches(query: Node, paper: Paper) -> bool:
+    """One filter against one paper (previews and tests; many filters go through FilterIndex)."""
+    return run(compile_query(query), Document(paper))
+
+
 def term_frequencies(papers: Iterable[Paper]) -> dict[str, float]:
     """The share of papers each term occurs in (title or abstract): what FilterIndex uses to
     anchor a filter on its rarest part. Recent papers are a good sample."""
@@ -471,14 +476,24 @@ def highlights(query: Node, paper: Paper) -> list[Highlight]:
                 spans += [(t.start, t.end) for t in analysed if t.folded.startswith(leaf.prefix)]
             else:
                 size = len(leaf.terms)
-                spans += [
-                    (analysed[i].start, analysed[i + size - 1].end)
-                    for i in range(len(terms) - size + 1)
-                    if tuple(terms[i : i + size]) == leaf.terms
-                ]
+                for i in range(len(terms) - size + 1):
+                    if tuple(terms[i : i + size]) == leaf.terms:
+                        spans += _phrase_spans(text, analysed[i : i + size])
         for start, end in _merge(spans):
             found.append(Highlight(field, start, end))
     return found
+
+
+def _phrase_spans(text: str, words: list) -> list[tuple[int, int]]:
+    """One span over a phrase whose words are joined by spaces or hyphens (KV-cache); a span per
+    word where other characters stand between them ("(KV) caches")."""
+    joined = all(
+        not text[a.end : b.start].strip(" -\u2010\u2011")
+        for a, b in zip(words, words[1:])  # noqa: B905
+    )
+    if joined:
+        return [(words[0].start, words[-1].end)]
+    return [(w.start, w.end) for w in words]
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

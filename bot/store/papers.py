@@ -134,5 +134,9 @@ def recent_papers(session: Session, *, announcement_days: int) -> list[tuple[int
     return [(row.id, _to_paper(row)) for row in rows if row.id is not None]
 
 
+def all_papers(session: Session) -> list[Paper]:
+    return [_to_paper(row) for row in session.exec(select(PaperTable).order_by(col(PaperTable.id)))]
+
+
 def last_announcement(session: Session) -> date | None:
     return session.exec(select(func.max(PaperTable.announced))).one()
