@@ -9,7 +9,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot import __version__
+from bot import __version__, service
+from bot.config import Settings, SettingsError, load_settings
+from bot.core.query import InvalidQuery, QueryLimits
+from bot.store import Database, StoreError
+from bot.store.database import create_database_engine, upgrade_database
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -176,11 +180,3 @@ def _main(argv: Sequence[str] | None) -> int:
         return handler(args, database)
     finally:
         database.close()
-
-
-# Imports below the parser keep `paperbot --help` quick; nothing here runs at import time.
-from bot import service  # noqa: E402
-from bot.config import Settings, SettingsError, load_settings  # noqa: E402
-from bot.core.query import InvalidQuery, QueryLimits  # noqa: E402
-from bot.store import Database, StoreError  # noqa: E402
-from bot.store.database import create_database_engine, upgrade_database  # noqa: E402

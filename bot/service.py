@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from sqlmodel import Session
+
 from bot.core.identity import Identity, IdentityIndex, deduplicate, merge
 from bot.core.listings import ListingError, parse_listing
 from bot.core.matcher import Highlight, highlights, matches
@@ -108,7 +110,7 @@ class _Slot:
 
 
 def store_papers(
-    session: papers.Session, incoming: Sequence[Paper], *, now: datetime
+    session: Session, incoming: Sequence[Paper], *, now: datetime
 ) -> tuple[list[int], list[int], int]:
     """Store a batch of parsed papers, de-duplicated against each other and the database.
     Returns (ids of new papers, ids of stored papers that got a newer version, duplicates)."""
@@ -187,7 +189,7 @@ def ingest_bytes(
 
 
 def _record(
-    session: papers.Session, report: FileReport, content_hash: str, size: int, now: datetime
+    session: Session, report: FileReport, content_hash: str, size: int, now: datetime
 ) -> None:
     files.record_file(
         session,
