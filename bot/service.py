@@ -12,9 +12,10 @@ from pathlib import Path
 
 from sqlmodel import Session
 
+from bot.core.highlight import Highlight, highlights
 from bot.core.identity import Identity, IdentityIndex, deduplicate, merge
 from bot.core.listings import ListingError, parse_listing
-from bot.core.matcher import Highlight, highlights, matches
+from bot.core.matcher import matches
 from bot.core.paper import Paper
 from bot.core.query import QueryLimits, canonical, parse_query
 from bot.store import Database, files, papers

@@ -75,6 +75,11 @@ def tokens(text: str) -> list[Token]:
     return result
 
 
+def words(text: str) -> list[str]:
+    """The words of a text as written: runs of letters and digits."""
+    return _WORD.findall(text)
+
+
 def terms(text: str) -> list[str]:
     """The terms of a text in order (filters use this for their words and phrases)."""
     return [singular(fold_word(m.group())) for m in _WORD.finditer(text)]

@@ -9,12 +9,10 @@ cost of matching grows with the papers and the candidates, not with the number o
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-from bot.core.analysis import analyse_words, fold_category, tokens
+from bot.core.analysis import analyse_words, fold_category
 from bot.core.paper import Paper
 from bot.core.query import (
     And,
@@ -25,10 +23,7 @@ from bot.core.query import (
     Phrase,
     Prefix,
     Word,
-    leaves,
 )
-
-_WORD = re.compile(r"[^\W_]+")
 
 # Field bits of a compiled leaf.
 TITLE, ABSTRACT, AUTHOR = 1, 2, 4
@@ -448,59 +443,3 @@ def term_frequencies(papers: Iterable[Paper]) -> dict[str, float]:
         for term in set(analyse_words(paper.title)[1]) | set(analyse_words(paper.abstract)[1]):
             counts[term] = counts.get(term, 0) + 1
     return {term: count / total for term, count in counts.items()} if total else {}
-
-
-# -- highlights ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Highlight:
-    field: str  # title | abstract
-    start: int
-    end: int
-
-
-def highlights(query: Node, paper: Paper) -> list[Highlight]:
-    """The spans of title and abstract that the filter's positive words matched, merged."""
-    found: list[Highlight] = []
-    for field, text in (("title", paper.title), ("abstract", paper.abstract)):
-        analysed = tokens(text)
-        terms = [t.term for t in analysed]
-        spans: list[tuple[int, int]] = []
-        for leaf, positive in leaves(query):
-            if not positive or isinstance(leaf, Category) or field not in leaf.fields:
-                continue
-            if isinstance(leaf, Word):
-                spans += [(t.start, t.end) for t in analysed if t.term == leaf.term]
-            elif isinstance(leaf, Prefix):
-                spans += [(t.start, t.end) for t in analysed if t.folded.startswith(leaf.prefix)]
-            else:
-                size = len(leaf.terms)
-                for i in range(len(terms) - size + 1):
-                    if tuple(terms[i : i + size]) == leaf.terms:
-                        spans += _phrase_spans(text, analysed[i : i + size])
-        for start, end in _merge(spans):
-            found.append(Highlight(field, start, end))
-    return found
-
-
-def _phrase_spans(text: str, words: list) -> list[tuple[int, int]]:
-    """One span over a phrase whose words are joined by spaces or hyphens (KV-cache); a span per
-    word where other characters stand between them ("(KV) caches")."""
-    joined = all(
-        not text[a.end : b.start].strip(" -\u2010\u2011")
-        for a, b in zip(words, words[1:])  # noqa: B905
-    )
-    if joined:
-        return [(words[0].start, words[-1].end)]
-    return [(w.start, w.end) for w in words]
-
-
-def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged

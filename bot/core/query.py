@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from bot.core.analysis import fold_category, fold_word, singular
+from bot.core.analysis import words as analysis_words
 
 FIELDS = {"ti": "title", "abs": "abstract", "au": "author", "cat": "category"}
 TEXT_FIELDS = ("title", "abstract")
@@ -257,13 +258,13 @@ def _leaf(lexeme: _Lexeme) -> Leaf:
     text = lexeme.text
     if lexeme.kind == "TERM" and text.endswith("*"):
         stem = text.rstrip("*")
-        words = [fold_word(w) for w in re.findall(r"[^\W_]+", stem)]
+        words = [fold_word(w) for w in analysis_words(stem)]
         if len(words) != 1 or len(stem) != len(text) - 1 or not stem[-1:].isalnum():
             raise InvalidQuery(f"'{text}': '*' ends one word, like distill*", position)
         if len(words[0]) < 2:
             raise InvalidQuery(f"'{text}': a prefix needs at least two letters", position)
         return Prefix(words[0], fields, position)
-    words = re.findall(r"[^\W_]+", text)
+    words = analysis_words(text)
     if not words:
         what = "empty phrase" if lexeme.kind == "PHRASE" else f"nothing to search for in '{text}'"
         raise InvalidQuery(what, position)

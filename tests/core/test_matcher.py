@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core.highlight import highlights
 from bot.core.listings import parse_listing
-from bot.core.matcher import FilterIndex, highlights
+from bot.core.matcher import FilterIndex
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, parse_query
 from tests import reference_matcher

@@ -1,0 +1,62 @@
+"""Which words of a paper made a filter match: spans of title and abstract for the renderer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.analysis import Token, tokens
+from bot.core.paper import Paper
+from bot.core.query import Category, Node, Prefix, Word, leaves
+
+
+@dataclass(frozen=True, slots=True)
+class Highlight:
+    field: str  # title | abstract
+    start: int
+    end: int
+
+
+def highlights(query: Node, paper: Paper) -> list[Highlight]:
+    """The spans of title and abstract that the filter's positive words matched, merged."""
+    found: list[Highlight] = []
+    for field, text in (("title", paper.title), ("abstract", paper.abstract)):
+        analysed = tokens(text)
+        terms = [t.term for t in analysed]
+        spans: list[tuple[int, int]] = []
+        for leaf, positive in leaves(query):
+            if not positive or isinstance(leaf, Category) or field not in leaf.fields:
+                continue
+            if isinstance(leaf, Word):
+                spans += [(t.start, t.end) for t in analysed if t.term == leaf.term]
+            elif isinstance(leaf, Prefix):
+                spans += [(t.start, t.end) for t in analysed if t.folded.startswith(leaf.prefix)]
+            else:
+                size = len(leaf.terms)
+                for i in range(len(terms) - size + 1):
+                    if tuple(terms[i : i + size]) == leaf.terms:
+                        spans += _phrase_spans(text, analysed[i : i + size])
+        for start, end in _merge(spans):
+            found.append(Highlight(field, start, end))
+    return found
+
+
+def _phrase_spans(text: str, words: list[Token]) -> list[tuple[int, int]]:
+    """One span over a phrase whose words are joined by spaces or hyphens (KV-cache); a span per
+    word where other characters stand between them ("(KV) caches")."""
+    joined = all(
+        not text[a.end : b.start].strip(" -\u2010\u2011")
+        for a, b in zip(words, words[1:])  # noqa: B905
+    )
+    if joined:
+        return [(words[0].start, words[-1].end)]
+    return [(w.start, w.end) for w in words]
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
