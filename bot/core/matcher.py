@@ -9,7 +9,6 @@ cost of matching grows with the papers and the candidates, not with the number o
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Mapping
 
 from bot.core.analysis import analyse_words, fold_category
@@ -308,7 +307,9 @@ class FilterIndex:
 
     def __init__(self, frequency: Mapping[str, float] | None = None) -> None:
         self._frequency = frequency or {}
-        self._postings: tuple[dict[str, array], ...] = tuple({} for _ in range(ANCHOR_KINDS))
+        # Posting lists hold the very int objects that key self._programs, so a list costs one
+        # pointer per entry, like an array, but iterating it allocates nothing.
+        self._postings: tuple[dict[str, list[int]], ...] = tuple({} for _ in range(ANCHOR_KINDS))
         self._programs: dict[int, Program] = {}
         self._exact: set[int] = set()
         self._unanchored: set[int] = set()
@@ -338,7 +339,7 @@ class FilterIndex:
         for kind, key in anchors:
             postings = self._postings[kind]
             if key not in postings:
-                postings[key] = array("q")
+                postings[key] = []
                 if kind in (TEXT_PREFIX, AUTHOR_PREFIX):
                     self._track_prefix(kind, key, +1)
             postings[key].append(filter_id)
