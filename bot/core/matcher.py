@@ -76,9 +76,10 @@ class Document:
             AUTHOR: set(author_folded),
         }
         self.categories = [fold_category(c) for c in paper.categories]
-        # (fields, prefix) -> whether a word of those fields starts with it; the index fills it
-        # in while it looks for candidates, so most prefix checks are one lookup.
-        self.prefixes: dict[tuple[int, str], bool] = {}
+        # "fields:prefix" -> whether a word of those fields starts with it; the index fills it in
+        # while it looks for candidates, so most prefix checks are one lookup. (String keys, not
+        # tuples: nothing for the garbage collector to track.)
+        self.prefixes: dict[str, bool] = {}
 
     def has_phrase(self, fields: int, phrase: tuple[str, ...]) -> bool:
         size = len(phrase)
@@ -97,7 +98,7 @@ class Document:
         return False
 
     def has_prefix(self, fields: int, prefix: str) -> bool:
-        key = (fields, prefix)
+        key = f"{fields}:{prefix}"
         found = self.prefixes.get(key)
         if found is None:
             found = any(word.startswith(prefix) for word in self.folded[fields])
@@ -416,7 +417,7 @@ class FilterIndex:
                 hits += [prefix for prefix in heads[word[:HEAD]] if word.startswith(prefix)]
         for prefix in hits:
             found.update(postings[prefix])
-            doc.prefixes[(fields, prefix)] = True
+            doc.prefixes[f"{fields}:{prefix}"] = True
 
     def match_document(self, doc: Document) -> list[int]:
         candidates = self.candidates(doc)
