@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from bot.core.highlight import Highlight, highlights
-from bot.core.identity import Identity, IdentityIndex, deduplicate, merge
+from bot.core.identity import Identity, PaperSet, deduplicate
 from bot.core.listings import ListingError, parse_listing
 from bot.core.matcher import matches
 from bot.core.paper import Paper
@@ -102,47 +102,25 @@ class IngestReport:
         )
 
 
-@dataclass
-class _Slot:
-    paper: Paper
-    paper_id: int | None = None
-    changed: bool = False
-    newer: bool = False
-
-
 def store_papers(
     session: Session, incoming: Sequence[Paper], *, now: datetime
 ) -> tuple[list[int], list[int], int]:
     """Store a batch of parsed papers, de-duplicated against each other and the database.
     Returns (ids of new papers, ids of stored papers that got a newer version, duplicates)."""
     identities = [Identity.of(p) for p in incoming]
-    index: IdentityIndex[_Slot] = IdentityIndex()
-    slots: list[_Slot] = []
-    for paper_id, paper in papers.find_known_papers(session, identities=identities):
-        slots.append(slot := _Slot(paper, paper_id))
-        index.add(Identity.of(paper), slot)
-    duplicates = 0
-    for paper, identity in zip(incoming, identities, strict=True):
-        found = index.find(identity)
-        if found is None:
-            slots.append(found := _Slot(paper))
-        else:
-            duplicates += 1
-            merged, newer = merge(found.paper, paper)
-            found.changed |= merged != found.paper
-            found.newer |= newer
-            found.paper = merged
-        index.add(Identity.of(found.paper), found)
+    distinct = PaperSet(papers.find_known_papers(session, identities=identities))
+    for paper in incoming:
+        distinct.add(paper)
     new_ids = papers.insert_papers(
-        session, papers=[s.paper for s in slots if s.paper_id is None], now=now
+        session, papers=[e.paper for e in distinct.entries if e.paper_id is None], now=now
     )
     updated_ids: list[int] = []
-    for slot in slots:
-        if slot.paper_id is not None and slot.changed:
-            papers.update_paper(session, paper_id=slot.paper_id, paper=slot.paper, now=now)
-            if slot.newer:
-                updated_ids.append(slot.paper_id)
-    return new_ids, updated_ids, duplicates
+    for entry in distinct.entries:
+        if entry.paper_id is not None and entry.changed:
+            papers.update_paper(session, paper_id=entry.paper_id, paper=entry.paper, now=now)
+            if entry.newer:
+                updated_ids.append(entry.paper_id)
+    return new_ids, updated_ids, distinct.duplicates
 
 
 def ingest_bytes(
@@ -230,13 +208,6 @@ def list_listing_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
-def _read(path: Path) -> bytes | str:
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        return f"cannot read the file: {error.strerror or error}"
-
-
 def _mtime(path: Path) -> float | None:
     try:
         return path.stat().st_mtime
@@ -244,20 +215,26 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
+def _read_listing(path: Path) -> tuple[bytes, date] | str:
+    """The file's bytes and its date (the announcement date of listings that carry none), or
+    what went wrong, for a person."""
+    try:
+        data = path.read_bytes()
+        mtime = path.stat().st_mtime
+    except OSError as error:
+        return f"cannot read the file: {error.strerror or error}"
+    return data, _file_date(mtime)
+
+
 def _ingest_path(
     database: Database, path: Path, *, now: datetime, retry_failed: bool
 ) -> FileReport:
-    mtime = _mtime(path)
-    data = _read(path)
-    if isinstance(data, str) or mtime is None:
-        return FileReport(str(path), "failed", error=data if isinstance(data, str) else "vanished")
+    content = _read_listing(path)
+    if isinstance(content, str):
+        return FileReport(str(path), "failed", error=content)
+    data, file_date = content
     return ingest_bytes(
-        database,
-        data,
-        path=str(path),
-        file_date=_file_date(mtime),
-        now=now,
-        retry_failed=retry_failed,
+        database, data, path=str(path), file_date=file_date, now=now, retry_failed=retry_failed
     )
 
 
@@ -355,13 +332,13 @@ def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:
     found: list[Paper] = []
     problems: list[str] = []
     for path in list_listing_files(paths):
-        data = _read(path)
-        mtime = _mtime(path)
-        if isinstance(data, str) or mtime is None:
-            problems.append(f"{path}: {data if isinstance(data, str) else 'vanished'}")
+        content = _read_listing(path)
+        if isinstance(content, str):
+            problems.append(f"{path}: {content}")
             continue
+        data, file_date = content
         try:
-            found += parse_listing(data, source=path.name, file_date=_file_date(mtime)).papers
+            found += parse_listing(data, source=path.name, file_date=file_date).papers
         except ListingError as error:
             problems.append(f"{path}: {error}")
     return deduplicate(found), problems

@@ -79,9 +79,7 @@ _PIECES = st.sampled_from(
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PIECES, max_size=40), st.text(max_size=200))
 def test_listing_shaped_text_never_crashes(pieces: list[str], noise: str) -> None:
-    _parse_or_refuse(
-        ("".join(pieces) + noise).encode("utf-8", "surrogatepass") if "\ud800" not in noise else b""
-    )
+    _parse_or_refuse(("".join(pieces) + noise).encode("utf-8", "surrogatepass"))
 
 
 @given(st.text(max_size=400))

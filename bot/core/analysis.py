@@ -80,10 +80,5 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def terms(text: str) -> list[str]:
-    """The terms of a text in order (filters use this for their words and phrases)."""
-    return [singular(fold_word(m.group())) for m in _WORD.finditer(text)]
-
-
 def fold_category(category: str) -> str:
     return sys.intern(category.strip().casefold())

@@ -7,6 +7,7 @@ de-duplicates the entries of one file before anything is stored.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -99,16 +100,51 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
     return merged, newer
 
 
-def deduplicate(papers: list[Paper]) -> list[Paper]:
+@dataclass
+class Entry:
+    """One distinct paper of a PaperSet: its id if it is stored, and what merging did to it."""
+
+    paper: Paper
+    paper_id: int | None = None
+    changed: bool = False  # a stored paper gained something from a duplicate
+    newer: bool = False  # ... and that something was a newer version
+
+
+class PaperSet:
+    """Distinct papers, seeded with known (stored) ones; each added entry either joins the paper
+    it duplicates (merged into it) or becomes a new one. Ingestion and previews both use it."""
+
+    def __init__(self, known: Iterable[tuple[int, Paper]] = ()) -> None:
+        self._index: IdentityIndex[Entry] = IdentityIndex()
+        self.entries: list[Entry] = []
+        self.duplicates = 0
+        for paper_id, paper in known:
+            self._remember(Entry(paper, paper_id))
+
+    def _remember(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        self._index.add(Identity.of(entry.paper), entry)
+
+    def add(self, paper: Paper) -> None:
+        entry = self._index.find(Identity.of(paper))
+        if entry is None:
+            self._remember(Entry(paper))
+            return
+        self.duplicates += 1
+        merged, newer = merge(entry.paper, paper)
+        entry.changed |= merged != entry.paper
+        entry.newer |= newer
+        entry.paper = merged
+        self._index.add(Identity.of(merged), entry)  # keys the merge added now find it too
+
+    @property
+    def papers(self) -> list[Paper]:
+        return [entry.paper for entry in self.entries]
+
+
+def deduplicate(papers: Iterable[Paper]) -> list[Paper]:
     """The distinct papers of a batch, duplicates merged as ingestion merges them."""
-    index: IdentityIndex[int] = IdentityIndex()
-    distinct: list[Paper] = []
+    distinct = PaperSet()
     for paper in papers:
-        found = index.find(Identity.of(paper))
-        if found is None:
-            found = len(distinct)
-            distinct.append(paper)
-        else:
-            distinct[found] = merge(distinct[found], paper)[0]
-        index.add(Identity.of(distinct[found]), found)
-    return distinct
+        distinct.add(paper)
+    return distinct.papers
