@@ -117,7 +117,9 @@ def store_papers(
     updated_ids: list[int] = []
     for entry in distinct.entries:
         if entry.paper_id is not None and entry.changed:
-            papers.update_paper(session, paper_id=entry.paper_id, paper=entry.paper, now=now)
+            papers.update_paper(
+                session, paper_id=entry.paper_id, paper=entry.paper, now=now, newer=entry.newer
+            )
             if entry.newer:
                 updated_ids.append(entry.paper_id)
     return new_ids, updated_ids, distinct.duplicates

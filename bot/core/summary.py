@@ -38,3 +38,59 @@ def derive_headline(abstract: str) -> str:
         return shorten(headline, HEADLINE_MAX)
     first_sentence = _SENTENCE_END.split(abstract.strip(), maxsplit=1)[0].rstrip(".")
     return shorten(first_sentence, HEADLINE_MAX)
+
+
+TLDR_MAX = 300
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“])")
+_STATES_CONTRIBUTION = re.compile(
+    r"\b(?:we|this (?:paper|work|article|study|letter)|our (?:method|approach|work|model))\s+"
+    r"(?:(?:also|further|then|first)\s+)?"
+    r"(?:propose|introduce|present|show|develop|design|demonstrate|establish|prove|report|"
+    r"describe|derive|study|investigate|quantif(?:y|ies)|provide|find|build|"
+    r"proposes|introduces|presents|shows|develops|demonstrates|establishes|proves|reports|"
+    r"describes|derives|studies|investigates|provides|finds)\b",
+    re.I,
+)
+_LEAD_IN = re.compile(
+    r"^(?:to (?:address|tackle|overcome|close|fill|bridge|solve) [^,]{1,80},\s*|"
+    r"in this (?:paper|work|article|letter),?\s*|here,?\s*)?"
+    r"we (?:propose|introduce|present)\s+(?P<rest>.+)$",
+    re.I | re.S,
+)
+_RESULT = re.compile(
+    r"\d(?:[\d.,]*)\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
+    r"\b(?:outperform|improv|achiev|reduc|speed|accelerat|surpass|faster|state-of-the-art)",
+    re.I,
+)
+
+
+def sentences(text: str) -> list[str]:
+    """The text cut into sentences (not after decimals, initials in lower case or 'e.g.')."""
+    return [s.strip() for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
+
+
+def _contribution(sentence: str) -> str:
+    """'To address X, we propose Y, a Z' -> 'Y, a Z' (the thing itself, not the ritual)."""
+    lead = _LEAD_IN.match(sentence)
+    if not lead:
+        return sentence
+    return lead.group("rest")
+
+
+def tldr(abstract: str, limit: int = TLDR_MAX) -> str:
+    """One or two sentences of the abstract worth reading first: the sentence that states the
+    contribution (else the first), plus the first later sentence with a result in numbers when
+    both fit within `limit` characters."""
+    parts = sentences(abstract)
+    if not parts:
+        return ""
+    index = next((i for i, s in enumerate(parts) if _STATES_CONTRIBUTION.search(s)), 0)
+    chosen = _contribution(parts[index])
+    result = next(
+        (s for s in parts[index + 1 :] if _RESULT.search(s) and any(c.isdigit() for c in s)),
+        None,
+    )
+    if result and len(chosen) + 1 + len(result) <= limit:
+        return f"{chosen} {result}"
+    return shorten(chosen, limit)

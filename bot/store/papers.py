@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
-from sqlalchemy import func, insert, or_, update
+from sqlalchemy import case, func, insert, or_, update
 from sqlmodel import Session, col, select
 
 from bot.core.identity import Identity
@@ -87,18 +87,28 @@ def insert_papers(session: Session, *, papers: Sequence[Paper], now: datetime) -
     return list(session.execute(statement, rows).scalars())
 
 
-def update_paper(session: Session, *, paper_id: int, paper: Paper, now: datetime) -> None:
-    statement = (
-        update(PaperTable)
-        .where(col(PaperTable.id) == paper_id)
-        .values(**_columns(paper), updated_at=now)
-    )
+def update_paper(
+    session: Session, *, paper_id: int, paper: Paper, now: datetime, newer: bool = False
+) -> None:
+    """Store a better record of a paper; `newer` (a later version) makes it an update for the
+    chats that follow updates, once it has been matched as a new paper."""
+    values: dict[str, object] = {**_columns(paper), "updated_at": now}
+    if newer:
+        matched = col(PaperTable.matched_at).is_not(None)
+        values["update_pending"] = case((matched, True), else_=col(PaperTable.update_pending))
+    statement = update(PaperTable).where(col(PaperTable.id) == paper_id).values(**values)
     if session.execute(statement).rowcount != 1:  # type: ignore[attr-defined]
         raise LookupError(f"paper {paper_id} is not stored")
 
 
 def count_papers(session: Session) -> int:
     return session.exec(select(func.count()).select_from(PaperTable)).one()
+
+
+def count_papers_since(session: Session, *, since: datetime) -> int:
+    """Papers first stored after `since`."""
+    statement = select(func.count()).select_from(PaperTable).where(PaperTable.first_seen > since)
+    return session.exec(statement).one()
 
 
 def get_papers(session: Session, *, paper_ids: Iterable[int]) -> dict[int, Paper]:
@@ -140,3 +150,29 @@ def all_papers(session: Session) -> list[Paper]:
 
 def last_announcement(session: Session) -> date | None:
     return session.exec(select(func.max(PaperTable.announced))).one()
+
+
+def unmatched_papers(session: Session, *, limit: int) -> list[tuple[int, Paper, bool]]:
+    """Papers not yet matched against the filters, and papers with a newer version not yet
+    matched: (id, paper, is_update), oldest first."""
+    statement = (
+        select(PaperTable)
+        .where(or_(col(PaperTable.matched_at).is_(None), col(PaperTable.update_pending)))
+        .order_by(col(PaperTable.id))
+        .limit(limit)
+    )
+    return [
+        (row.id, _to_paper(row), row.matched_at is not None)
+        for row in session.exec(statement)
+        if row.id is not None
+    ]
+
+
+def mark_matched(session: Session, *, paper_ids: Sequence[int], now: datetime) -> None:
+    for start in range(0, len(paper_ids), _CHUNK):
+        chunk = paper_ids[start : start + _CHUNK]
+        session.execute(
+            update(PaperTable)
+            .where(col(PaperTable.id).in_(chunk))
+            .values(matched_at=now, update_pending=False)
+        )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, Column, Text
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -31,6 +31,10 @@ class PaperTable(SQLModel, table=True):
     source: str = Field(sa_column=Column(Text, nullable=False))
     first_seen: datetime
     updated_at: datetime | None = None
+    # set when the paper (or its newest version) has been matched against the filters; papers
+    # with matched_at unset are matched by the next delivery planning, whatever crashed before
+    matched_at: datetime | None = Field(default=None, index=True)
+    update_pending: bool = False  # a newer version arrived after matching: chats with updates on
 
 
 class ListingFileTable(SQLModel, table=True):
@@ -47,3 +51,54 @@ class ListingFileTable(SQLModel, table=True):
     duplicates: int = 0
     error: str | None = Field(default=None, sa_column=Column(Text))
     seen_at: datetime
+
+
+class ChatTable(SQLModel, table=True):
+    __tablename__ = "chat"
+
+    id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    kind: str = Field(default="private", max_length=20)  # private | group | supergroup | channel
+    mode: str = Field(default="digest", max_length=10)  # digest | instant
+    digest_time: str = Field(default="08:00", max_length=5)  # HH:MM, local
+    timezone: str = Field(default="UTC", max_length=64)
+    updates: bool = False
+    paused: bool = False
+    active: bool = True
+    inactive_reason: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime
+    last_digest_at: datetime
+
+
+class FilterTable(SQLModel, table=True):
+    __tablename__ = "filter"
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(
+            BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    source: str = Field(sa_column=Column(Text, nullable=False))  # what the user wrote
+    canonical: str = Field(sa_column=Column(Text, nullable=False))  # how it was understood
+    created_at: datetime
+
+
+class DeliveryTable(SQLModel, table=True):
+    """One row per (chat, paper, revision): revision 0 is the paper's first delivery, a newer
+    version n (for chats with updates on) is revision n. Unique, so nothing goes out twice."""
+
+    __tablename__ = "delivery"
+    __table_args__ = (UniqueConstraint("chat_id", "paper_id", "revision"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False)
+    )
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    revision: int = 0
+    filter_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="pending", max_length=10, index=True)  # pending|sending|sent|failed
+    message_id: int | None = Field(default=None, sa_column=Column(BigInteger))
+    reason: str | None = Field(default=None, sa_column=Column(Text))
+    created_at: datetime
+    sent_at: datetime | None = None

@@ -1,0 +1,221 @@
+"""Messages for Telegram (HTML parse mode) and the terminal: papers, alerts and digests.
+
+Everything a paper or a user supplied is escaped; no message exceeds Telegram's 4096 characters
+(measured in UTF-16 units on the HTML itself, an upper bound of what Telegram counts); messages
+split between papers, never inside one, and a paper too long on its own gets a shortened abstract.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from bot.core.highlight import Highlight
+from bot.core.paper import Paper
+from bot.core.summary import shorten, tldr
+
+MESSAGE_LIMIT = 4096
+AUTHORS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class MatchedFilter:
+    number: int  # as /list shows it
+    canonical: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """One paper for one chat: why it matched and where."""
+
+    paper: Paper
+    marks: Sequence[Highlight]
+    filters: Sequence[MatchedFilter]
+    is_update: bool = False
+
+
+def size(text: str) -> int:
+    """Length as Telegram counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN) -> str:
+    """'A, B, C and 7 more': the first authors and how many others."""
+    names = list(paper.authors)
+    others = max(paper.more_authors, 0) + max(len(names) - shown, 0)
+    line = ", ".join(names[:shown])
+    if others:
+        return f"{line} and {others} more" if line else f"{others} authors"
+    if paper.more_authors < 0:
+        return f"{line} et al."
+    return line
+
+
+def _marked(text: str, marks: Sequence[Highlight], field: str, limit: int | None = None) -> str:
+    """Escaped text with the matched spans in bold; cut to `limit` characters with an ellipsis."""
+    end = len(text)
+    if limit is not None and len(text) > limit:
+        end = len(shorten(text, limit)) - 1
+    out, last = [], 0
+    for mark in marks:
+        if mark.field != field or mark.start >= end:
+            continue
+        stop = min(mark.end, end)
+        out += [escape(text[last : mark.start]), "<b>", escape(text[mark.start : stop]), "</b>"]
+        last = stop
+    out.append(escape(text[last:end]))
+    return "".join(out) + ("…" if end < len(text) else "")
+
+
+def _date(paper: Paper) -> str:
+    return paper.announced.strftime("%-d %b %Y") if paper.announced else ""
+
+
+def _filters_line(filters: Sequence[MatchedFilter]) -> str:
+    named = [
+        f"{escape(f.canonical)} (filter {f.number})" if f.number else escape(f.canonical)
+        for f in filters
+    ]
+    return "matched " + ", ".join(named) if named else ""
+
+
+def render_paper(item: Item, abstract_limit: int | None = None) -> str:
+    paper = item.paper
+    title = _marked(paper.title, item.marks, "title")
+    if item.is_update:
+        version = f" (v{paper.version})" if paper.version else ""
+        title = f"Updated{version}: {title}"
+    lines = [f"<b>{title}</b>"]
+    if paper.title_derived:
+        lines[0] += " <i>(headline derived from the abstract)</i>"
+    details = [short_authors(paper), " ".join(paper.categories[:3]), _date(paper)]
+    lines.append(escape(" · ".join(d for d in details if d)))
+    summary = tldr(paper.abstract)
+    if summary and not paper.title_derived:
+        lines.append(f"<i>TL;DR:</i> {escape(summary)}")
+    why = [_filters_line(item.filters)]
+    if paper.abs_url:
+        shown = paper.abs_url.removeprefix("https://").removeprefix("http://")
+        why.append(f'<a href="{html.escape(paper.abs_url)}">{escape(shown)}</a>')
+    lines.append("  ·  ".join(w for w in why if w))
+    abstract = _marked(paper.abstract, item.marks, "abstract", abstract_limit)
+    lines.append(f"<blockquote expandable>{abstract}</blockquote>")
+    return "\n".join(line for line in lines if line)
+
+
+def render_fitting(item: Item, budget: int = MESSAGE_LIMIT) -> str:
+    """The paper within `budget`: whole when it fits, else with the abstract cut shorter."""
+    text = render_paper(item)
+    limit = len(item.paper.abstract)
+    while size(text) > budget and limit > 0:
+        limit = max(limit - (size(text) - budget) - 20, 0)
+        text = render_paper(item, abstract_limit=limit)
+    return text
+
+
+def pack(blocks: Sequence[str], header: str = "", limit: int = MESSAGE_LIMIT) -> list[Message]:
+    """Blocks joined into as few messages as fit in `limit`, split only between blocks, each
+    message with the indices of the blocks it carries; the header opens the first message."""
+    messages: list[Message] = []
+    current, indices = header, []
+    for index, block in enumerate(blocks):
+        joined = f"{current}\n\n{block}" if current else block
+        if size(joined) <= limit:
+            current = joined
+            indices.append(index)
+            continue
+        if indices:
+            messages.append(Message(current, indices))
+        current, indices = block, [index]
+    if indices:
+        messages.append(Message(current, indices))
+    return messages
+
+
+@dataclass(frozen=True)
+class Message:
+    text: str
+    items: list[int]  # indices of the items it carries
+
+
+def render_alert(items: Sequence[Item]) -> list[Message]:
+    """Instant alerts: the papers that arrived together, in as few messages as fit."""
+    return pack([render_fitting(item) for item in items])
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _rank(item: Item) -> tuple[bool, int]:
+    """Best first: a hit in the title, then more matched words."""
+    return (not any(m.field == "title" for m in item.marks), -len(item.marks))
+
+
+def render_digest(items: Sequence[Item], title: str) -> list[Message]:
+    """A digest: a count line, then the papers grouped by filter (each paper once, under its
+    first filter), best first, split into messages between papers."""
+    groups: dict[MatchedFilter | None, list[int]] = {}
+    for index, item in enumerate(items):
+        first = min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
+        groups.setdefault(first, []).append(index)
+    order = sorted(groups, key=lambda f: (f is None, f.number if f else 0))
+    header = f"<b>{escape(title)}</b>: {_plural(len(items), 'new paper')}"
+    blocks: list[str] = []
+    owners: list[int] = []
+    for matched in order:
+        members = sorted(groups[matched], key=lambda i: _rank(items[i]))
+        name = f"{escape(matched.canonical)} (filter {matched.number})" if matched else "other"
+        heading = f"<b>{name}</b>: {_plural(len(members), 'paper')}"
+        for position, index in enumerate(members):
+            paper = render_fitting(items[index], MESSAGE_LIMIT - size(heading) - 2)
+            blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)
+            owners.append(index)
+    return [Message(m.text, [owners[i] for i in m.items]) for m in pack(blocks, header)]
+
+
+class _PlainText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.href: str | None = None
+        self.quote = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("b", "strong"):
+            self.out.append("**")
+        elif tag == "a":
+            self.href = dict(attrs).get("href")
+            self.out.append("")
+        elif tag == "blockquote":
+            self.quote = True
+            self.out.append("  > ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("b", "strong"):
+            self.out.append("**")
+        elif tag == "a":
+            shown = self.out[-1] if self.out else ""
+            if self.href and self.href.removeprefix("https://") not in shown:
+                self.out.append(f" ({self.href})")
+            self.href = None
+        elif tag == "blockquote":
+            self.quote = False
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(data.replace("\n", "\n  > ") if self.quote else data)
+
+
+def to_plain(text: str) -> str:
+    """The terminal's rendering of a message: tags dropped, bold as **...**, links spelled out."""
+    parser = _PlainText()
+    parser.feed(text)
+    parser.close()
+    return re.sub(r"\*\*\*\*", "", "".join(parser.out))

@@ -1,0 +1,366 @@
+"""Sending the ledger: instant alerts, daily digests, Telegram's limits, retries and failures.
+
+A transport (Telegram, or the terminal) carries one message and raises one of the errors below;
+everything else (which rows, which messages, rates, retries, the ledger's states) is here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from bot.core.highlight import Highlight, highlights
+from bot.core.query import InvalidQuery, parse_query
+from bot.core.render import (
+    Item,
+    MatchedFilter,
+    Message,
+    render_alert,
+    render_digest,
+    to_plain,
+)
+from bot.core.schedule import last_due
+from bot.store import Database, chats, deliveries, papers
+from bot.store.chats import Chat
+from bot.store.deliveries import Delivery
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class TransportError(Exception):
+    """A message did not go out; the subclass says what to do about it."""
+
+
+class RetryLater(TransportError):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"flood control: retry after {seconds} s")
+        self.seconds = seconds
+
+
+class Transient(TransportError):
+    """A 5xx, a timeout or a network error: back off and try again."""
+
+
+class ChatGone(TransportError):
+    """Blocked, kicked, deactivated: the chat cannot be reached until it comes back."""
+
+
+class Rejected(TransportError):
+    """Telegram refused the message itself (bad HTML, too long): a bug on our side."""
+
+
+class ChatMoved(TransportError):
+    def __init__(self, new_chat_id: int) -> None:
+        super().__init__(f"the group is now the supergroup {new_chat_id}")
+        self.new_chat_id = new_chat_id
+
+
+class Transport(Protocol):
+    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+        """Send one message; returns its message id or raises a TransportError."""
+        ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Telegram's limits: messages per second overall, seconds between messages to one chat,
+    messages per minute to one group. Zero switches a limit off."""
+
+    overall_per_second: float = 30
+    chat_interval: float = 1.0
+    group_per_minute: float = 20
+    max_attempts: int = 8
+    backoff_seconds: float = 1.0
+
+    @classmethod
+    def off(cls) -> Limits:
+        return cls(0, 0, 0)
+
+
+class RateLimiter:
+    """Spaces messages so that no limit is exceeded: a slot per message, taken in order."""
+
+    def __init__(self, limits: Limits, sleep: Sleep, monotonic: Callable[[], float]) -> None:
+        self.limits, self.sleep, self.monotonic = limits, sleep, monotonic
+        self.next_overall = 0.0
+        self.next_for_chat: dict[int, float] = {}
+
+    async def wait_turn(self, chat_id: int) -> None:
+        now = self.monotonic()
+        overall = 1 / self.limits.overall_per_second if self.limits.overall_per_second else 0
+        per_chat = self.limits.chat_interval
+        if chat_id < 0 and self.limits.group_per_minute:
+            per_chat = max(per_chat, 60 / self.limits.group_per_minute)
+        slot = max(now, self.next_overall, self.next_for_chat.get(chat_id, 0.0))
+        self.next_overall = slot + overall
+        self.next_for_chat[chat_id] = slot + per_chat
+        if slot > now:
+            await self.sleep(slot - now)
+
+
+@dataclass
+class SendReport:
+    messages: int = 0
+    sent: int = 0
+    failed: int = 0
+    waiting: int = 0  # left pending for the next tick (Telegram kept failing)
+    digests: int = 0
+    retries: int = 0
+    chats_gone: list[int] = field(default_factory=list)
+
+    def add(self, other: SendReport) -> None:
+        for name in ("messages", "sent", "failed", "waiting", "digests", "retries"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.chats_gone += other.chats_gone
+
+    def line(self) -> str:
+        return (
+            f"{self.sent} papers sent in {self.messages} messages ({self.digests} digests), "
+            f"{self.failed} failed, {self.waiting} waiting, {self.retries} retries"
+        )
+
+
+class Postman:
+    def __init__(
+        self,
+        database: Database,
+        transport: Transport,
+        *,
+        clock: Clock,
+        limits: Limits | None = None,
+        sleep: Sleep = asyncio.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
+        concurrency: int = 32,
+    ) -> None:
+        self.database, self.transport, self.clock = database, transport, clock
+        self.limits = limits or Limits()
+        self.sleep = sleep
+        self.limiter = RateLimiter(self.limits, sleep, monotonic)
+        self.concurrency = asyncio.Semaphore(concurrency)
+        self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    def resume(self) -> int:
+        """On start: rows left `sending` by a crash go back to pending (at-least-once)."""
+        with self.database.session() as session:
+            return deliveries.reset_sending(session)
+
+    # -- composing ---------------------------------------------------------------------------
+
+    def _items(self, chat_id: int, rows: Sequence[Delivery]) -> list[tuple[Item, list[Delivery]]]:
+        """One item per paper (a pending new version of an unsent paper goes out as one), with
+        the rows it settles."""
+        with self.database.session() as session:
+            stored = papers.get_papers(session, paper_ids={r.paper_id for r in rows})
+            listed = chats.chat_filters(session, chat_id=chat_id)
+            wanted = sorted({f for r in rows for f in r.filter_ids})
+            filters = chats.get_filters(session, filter_ids=wanted)
+        numbers = {f.id: n for n, f in enumerate(listed, 1)}
+        by_paper: dict[int, list[Delivery]] = defaultdict(list)
+        for row in rows:
+            by_paper[row.paper_id].append(row)
+        items = []
+        for paper_id, settled in by_paper.items():
+            paper = stored[paper_id]
+            matched, marks = [], []
+            for filter_id in sorted({f for r in settled for f in r.filter_ids}):
+                known = filters.get(filter_id)
+                if known is None:
+                    continue  # removed since it matched: the paper still goes, as promised
+                matched.append(MatchedFilter(numbers.get(filter_id, 0), known.canonical))
+                with contextlib.suppress(InvalidQuery):  # shown without marks, still sent
+                    marks += highlights(parse_query(known.source), paper)
+            is_update = all(r.is_update for r in settled)
+            marks.sort(key=lambda m: (m.field, m.start))
+            items.append((Item(paper, _merge_marks(marks), matched, is_update), settled))
+        return items
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def _send_one(self, chat_id: int, text: str, report: SendReport) -> int | None:
+        """One message, through limits and retries. Returns its message id, or None when it
+        must wait for a later tick; raises ChatGone (and ChatMoved)."""
+        html, backoff = True, self.limits.backoff_seconds
+        for _attempt in range(self.limits.max_attempts):
+            await self.limiter.wait_turn(chat_id)
+            try:
+                shown = text if html else to_plain(text)
+                return await self.transport.send(chat_id, shown, html=html)
+            except RetryLater as error:
+                report.retries += 1
+                log.warning("chat %d: %s", chat_id, error)
+                await self.sleep(error.seconds)
+            except Transient as error:
+                report.retries += 1
+                log.warning("chat %d: %s; retrying in %.0f s", chat_id, error, backoff)
+                await self.sleep(backoff)
+                backoff = min(backoff * 2, 60)
+            except Rejected as error:
+                if not html:
+                    raise
+                log.error("bug: Telegram refused our HTML (%s); sending plain text", error)
+                html = False
+        return None
+
+    async def _send_messages(
+        self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
+    ) -> None:
+        for text, rows in messages:
+            ids = [r.id for r in rows]
+            self._mark(ids, "sending")
+            try:
+                message_id = await self._send_one(chat_id, text, report)
+            except ChatGone as error:
+                self._chat_gone(chat_id, str(error), report)
+                return
+            except ChatMoved as moved:
+                self._mark(ids, "pending")
+                with self.database.session() as session:
+                    chats.move_chat(session, old_id=chat_id, new_id=moved.new_chat_id)
+                log.info("chat %d moved to %d; its deliveries follow", chat_id, moved.new_chat_id)
+                report.waiting += len(rows)
+                return
+            except Rejected as error:
+                self._mark(ids, "failed", reason=f"refused by Telegram: {error}")
+                log.error("bug: chat %d: Telegram refused even plain text: %s", chat_id, error)
+                report.failed += len(rows)
+                continue
+            if message_id is None:
+                self._mark(ids, "pending")
+                report.waiting += len(rows)
+                return  # Telegram keeps failing: the rest waits for the next tick, in order
+            self._mark(ids, "sent", message_id=message_id)
+            report.messages += 1
+            report.sent += len({r.paper_id for r in rows})
+
+    def _mark(
+        self,
+        ids: list[int],
+        status: str,
+        *,
+        message_id: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        with self.database.session() as session:
+            deliveries.mark_deliveries(
+                session,
+                delivery_ids=ids,
+                status=status,
+                now=self.clock(),
+                message_id=message_id,
+                reason=reason,
+            )
+
+    def _chat_gone(self, chat_id: int, reason: str, report: SendReport) -> None:
+        with self.database.session() as session:
+            chats.deactivate_chat(session, chat_id=chat_id, reason=reason)
+            report.failed += deliveries.fail_chat_deliveries(
+                session, chat_id=chat_id, reason=f"undeliverable: {reason}"
+            )
+        report.chats_gone.append(chat_id)
+        log.info("chat %d cannot be reached (%s): marked inactive", chat_id, reason)
+
+    async def send_text(self, chat_id: int, text: str) -> SendReport:
+        """A message outside the ledger (an empty digest's line), with the same limits."""
+        report = SendReport()
+        try:
+            if await self._send_one(chat_id, text, report) is not None:
+                report.messages += 1
+        except ChatGone as error:
+            self._chat_gone(chat_id, str(error), report)
+        except (ChatMoved, Rejected) as error:
+            log.warning("chat %d: %s", chat_id, error)
+        return report
+
+    # -- the two modes -----------------------------------------------------------------------
+
+    async def _alert_chat(self, chat_id: int, rows: list[Delivery]) -> SendReport:
+        report = SendReport()
+        async with self.concurrency, self.chat_locks[chat_id]:
+            items = self._items(chat_id, rows)
+            messages = render_alert([item for item, _ in items])
+            await self._send_messages(chat_id, _with_rows(messages, items), report)
+        return report
+
+    async def deliver_instant(self) -> SendReport:
+        """Every pending row of instant chats: the delivery job's tick."""
+        with self.database.session() as session:
+            rows = deliveries.unfinished_deliveries(session, modes=["instant"])
+        by_chat: dict[int, list[Delivery]] = defaultdict(list)
+        for row in rows:
+            by_chat[row.chat_id].append(row)
+        report = SendReport()
+        for part in await asyncio.gather(*(self._alert_chat(c, r) for c, r in by_chat.items())):
+            report.add(part)
+        return report
+
+    async def send_digest(self, chat: Chat) -> SendReport:
+        """Everything pending for the chat as one digest (several messages when long), or one
+        line saying why there is nothing: no announcement, or nothing matched."""
+        report = SendReport(digests=1)
+        async with self.chat_locks[chat.id]:
+            now = self.clock()
+            with self.database.session() as session:
+                rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
+                arrived = papers.count_papers_since(session, since=chat.last_digest_at)
+                has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
+            if rows:
+                items = self._items(chat.id, rows)
+                title = f"Your digest, {now.date():%-d %b %Y}"
+                messages = render_digest([item for item, _ in items], title)
+                await self._send_messages(chat.id, _with_rows(messages, items), report)
+            elif has_filters:
+                line = (
+                    f"Nothing matched your filters among {arrived} new papers since the last "
+                    "digest."
+                    if arrived
+                    else "No announcement since the last digest: no new listing arrived."
+                )
+                report.add(await self.send_text(chat.id, line))
+            if not report.waiting and chat.id not in report.chats_gone:
+                with self.database.session() as session:
+                    chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
+        return report
+
+    async def digest_tick(self) -> SendReport:
+        """Digests that are due: each chat's local hour passed since its last digest (also a
+        digest missed while the bot was down)."""
+        now = self.clock()
+        with self.database.session() as session:
+            due = [
+                chat
+                for chat in chats.all_chats(session, active_only=True)
+                if chat.mode == "digest"
+                and not chat.paused
+                and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
+            ]
+        report = SendReport()
+        for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
+            report.add(part)
+        return report
+
+
+def _with_rows(
+    messages: Sequence[Message], items: Sequence[tuple[Item, list[Delivery]]]
+) -> list[tuple[str, list[Delivery]]]:
+    return [(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
+
+
+def _merge_marks(marks: list[Highlight]) -> list[Highlight]:
+    merged: list[Highlight] = []
+    for mark in marks:
+        if merged and merged[-1].field == mark.field and mark.start <= merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Highlight(last.field, last.start, max(last.end, mark.end))
+        else:
+            merged.append(mark)
+    return merged

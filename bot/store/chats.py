@@ -1,0 +1,187 @@
+"""Chats and their filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+
+from sqlalchemy import delete, func, update
+from sqlmodel import Session, col, select
+
+from bot.store.tables import ChatTable, DeliveryTable, FilterTable
+
+
+@dataclass(frozen=True)
+class Chat:
+    id: int
+    kind: str
+    mode: str
+    digest_time: str
+    timezone: str
+    updates: bool
+    paused: bool
+    active: bool
+    inactive_reason: str | None
+    created_at: datetime
+    last_digest_at: datetime
+
+
+@dataclass(frozen=True)
+class Filter:
+    id: int
+    chat_id: int
+    source: str
+    canonical: str
+    created_at: datetime
+
+
+CHAT_SETTINGS = frozenset({"mode", "digest_time", "timezone", "updates", "paused", "kind"})
+
+
+def _to_chat(row: ChatTable) -> Chat:
+    return Chat(**{f.name: getattr(row, f.name) for f in fields(Chat)})
+
+
+def _to_filter(row: FilterTable) -> Filter:
+    assert row.id is not None
+    return Filter(row.id, row.chat_id, row.source, row.canonical, row.created_at)
+
+
+def get_chat(session: Session, *, chat_id: int) -> Chat | None:
+    row = session.get(ChatTable, chat_id)
+    return _to_chat(row) if row else None
+
+
+def register_chat(session: Session, *, chat_id: int, kind: str, now: datetime) -> Chat:
+    """The chat, created on first contact; an inactive chat (blocked, removed) becomes active."""
+    row = session.get(ChatTable, chat_id)
+    if row is None:
+        row = ChatTable(id=chat_id, kind=kind, created_at=now, last_digest_at=now)
+        session.add(row)
+    elif not row.active:
+        row.active, row.inactive_reason = True, None
+    row.kind = kind
+    session.flush()
+    return _to_chat(row)
+
+
+def update_chat(session: Session, *, chat_id: int, **values: object) -> Chat:
+    unknown = set(values) - CHAT_SETTINGS - {"last_digest_at"}
+    if unknown:
+        raise ValueError(f"not a chat setting: {', '.join(sorted(unknown))}")
+    row = session.get(ChatTable, chat_id)
+    if row is None:
+        raise LookupError(f"chat {chat_id} is not registered")
+    for name, value in values.items():
+        setattr(row, name, value)
+    session.flush()
+    return _to_chat(row)
+
+
+def deactivate_chat(session: Session, *, chat_id: int, reason: str) -> bool:
+    """Mark the chat inactive (blocked, removed, deactivated); True when it was active."""
+    statement = (
+        update(ChatTable)
+        .where(col(ChatTable.id) == chat_id, col(ChatTable.active))
+        .values(active=False, inactive_reason=reason)
+    )
+    return bool(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def forget_chat(session: Session, *, chat_id: int) -> bool:
+    """Delete the chat with its filters and deliveries; True when there was one."""
+    session.execute(delete(DeliveryTable).where(col(DeliveryTable.chat_id) == chat_id))
+    session.execute(delete(FilterTable).where(col(FilterTable.chat_id) == chat_id))
+    result = session.execute(delete(ChatTable).where(col(ChatTable.id) == chat_id))
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def move_chat(session: Session, *, old_id: int, new_id: int) -> bool:
+    """A group that became a supergroup: everything moves to the new id (merged when the new id
+    already exists). True when there was something to move."""
+    old = session.get(ChatTable, old_id)
+    if old is None:
+        return False
+    if session.get(ChatTable, new_id) is None:
+        values = {f.name: getattr(old, f.name) for f in fields(Chat) if f.name != "id"}
+        session.add(ChatTable(id=new_id, **{**values, "kind": "supergroup"}))
+        session.flush()
+    session.execute(
+        update(FilterTable).where(col(FilterTable.chat_id) == old_id).values(chat_id=new_id)
+    )
+    known = select(DeliveryTable.paper_id).where(col(DeliveryTable.chat_id) == new_id)
+    session.execute(
+        delete(DeliveryTable).where(
+            col(DeliveryTable.chat_id) == old_id, col(DeliveryTable.paper_id).in_(known)
+        )
+    )
+    session.execute(
+        update(DeliveryTable).where(col(DeliveryTable.chat_id) == old_id).values(chat_id=new_id)
+    )
+    session.execute(delete(ChatTable).where(col(ChatTable.id) == old_id))
+    return True
+
+
+def all_chats(session: Session, *, active_only: bool = False) -> list[Chat]:
+    statement = select(ChatTable).order_by(col(ChatTable.id))
+    if active_only:
+        statement = statement.where(col(ChatTable.active))
+    return [_to_chat(row) for row in session.exec(statement)]
+
+
+def count_chats(session: Session) -> dict[str, int]:
+    """Chats by state: active, paused (among the active) and inactive."""
+    rows = session.exec(
+        select(ChatTable.active, ChatTable.paused, func.count()).group_by(
+            col(ChatTable.active), col(ChatTable.paused)
+        )
+    ).all()
+    counts = {"active": 0, "paused": 0, "inactive": 0}
+    for active, paused, n in rows:
+        counts["active" if active else "inactive"] += n
+        if active and paused:
+            counts["paused"] += n
+    return counts
+
+
+def chat_filters(session: Session, *, chat_id: int) -> list[Filter]:
+    """The chat's filters in the order they were added (the numbers /list shows)."""
+    statement = (
+        select(FilterTable).where(col(FilterTable.chat_id) == chat_id).order_by(col(FilterTable.id))
+    )
+    return [_to_filter(row) for row in session.exec(statement)]
+
+
+def add_filter(
+    session: Session, *, chat_id: int, source: str, canonical: str, now: datetime
+) -> Filter:
+    row = FilterTable(chat_id=chat_id, source=source, canonical=canonical, created_at=now)
+    session.add(row)
+    session.flush()
+    return _to_filter(row)
+
+
+def remove_filters(session: Session, *, chat_id: int, filter_ids: list[int]) -> int:
+    statement = delete(FilterTable).where(
+        col(FilterTable.chat_id) == chat_id, col(FilterTable.id).in_(filter_ids)
+    )
+    return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def get_filters(session: Session, *, filter_ids: list[int]) -> dict[int, Filter]:
+    rows = session.exec(select(FilterTable).where(col(FilterTable.id).in_(filter_ids)))
+    return {f.id: f for f in map(_to_filter, rows)}
+
+
+def active_filter_ids(session: Session) -> set[int]:
+    """Ids of the filters of active chats (paused chats too: their matches are held, not lost)."""
+    statement = (
+        select(FilterTable.id)
+        .join(ChatTable, col(ChatTable.id) == col(FilterTable.chat_id))
+        .where(col(ChatTable.active))
+    )
+    return {i for i in session.exec(statement) if i is not None}
+
+
+def count_filters(session: Session) -> int:
+    return session.exec(select(func.count()).select_from(FilterTable)).one()

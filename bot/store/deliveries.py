@@ -1,0 +1,141 @@
+"""The delivery ledger: one row per (chat, paper, revision), pending -> sending -> sent | failed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col, select
+
+from bot.store.tables import ChatTable, DeliveryTable
+
+UNFINISHED = ("pending", "sending")
+
+
+@dataclass(frozen=True)
+class NewDelivery:
+    chat_id: int
+    paper_id: int
+    revision: int  # 0: the paper itself; n: its version n, sent as an update
+    filter_ids: list[int]
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: int
+    chat_id: int
+    paper_id: int
+    revision: int
+    filter_ids: list[int]
+    status: str
+    message_id: int | None
+    reason: str | None
+    created_at: datetime
+
+    @property
+    def is_update(self) -> bool:
+        return self.revision > 0
+
+
+def _to_delivery(row: DeliveryTable) -> Delivery:
+    assert row.id is not None
+    return Delivery(
+        row.id,
+        row.chat_id,
+        row.paper_id,
+        row.revision,
+        list(row.filter_ids),
+        row.status,
+        row.message_id,
+        row.reason,
+        row.created_at,
+    )
+
+
+def add_deliveries(session: Session, *, rows: Sequence[NewDelivery], now: datetime) -> int:
+    """Insert ledger rows; a (chat, paper, revision) already in the ledger is left as it is.
+    Returns how many rows were new."""
+    if not rows:
+        return 0
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    values = [{**row.__dict__, "status": "pending", "created_at": now} for row in rows]
+    statement = dialect.insert(DeliveryTable).on_conflict_do_nothing(
+        index_elements=["chat_id", "paper_id", "revision"]
+    )
+    return int(session.execute(statement, values).rowcount)  # type: ignore[attr-defined]
+
+
+def unfinished_deliveries(
+    session: Session, *, chat_id: int | None = None, modes: Sequence[str] | None = None
+) -> list[Delivery]:
+    """Pending and sending rows (sending: in flight when the bot stopped) of active, unpaused
+    chats, oldest first; for one chat or for chats in the given modes."""
+    statement = (
+        select(DeliveryTable)
+        .join(ChatTable, col(ChatTable.id) == col(DeliveryTable.chat_id))
+        .where(
+            col(DeliveryTable.status).in_(UNFINISHED),
+            col(ChatTable.active),
+            ~col(ChatTable.paused),
+        )
+        .order_by(col(DeliveryTable.id))
+    )
+    if chat_id is not None:
+        statement = statement.where(col(DeliveryTable.chat_id) == chat_id)
+    if modes is not None:
+        statement = statement.where(col(ChatTable.mode).in_(modes))
+    return [_to_delivery(row) for row in session.exec(statement)]
+
+
+def mark_deliveries(
+    session: Session,
+    *,
+    delivery_ids: Sequence[int],
+    status: str,
+    now: datetime,
+    message_id: int | None = None,
+    reason: str | None = None,
+) -> None:
+    values: dict[str, object] = {"status": status, "reason": reason}
+    if status == "sent":
+        values.update(message_id=message_id, sent_at=now)
+    session.execute(
+        update(DeliveryTable).where(col(DeliveryTable.id).in_(delivery_ids)).values(**values)
+    )
+
+
+def reset_sending(session: Session) -> int:
+    """Rows in flight when the bot stopped go back to pending; returns how many."""
+    statement = (
+        update(DeliveryTable).where(col(DeliveryTable.status) == "sending").values(status="pending")
+    )
+    return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def fail_chat_deliveries(session: Session, *, chat_id: int, reason: str) -> int:
+    """Every unfinished row of a chat that cannot be reached, marked failed with the reason."""
+    statement = (
+        update(DeliveryTable)
+        .where(col(DeliveryTable.chat_id) == chat_id, col(DeliveryTable.status).in_(UNFINISHED))
+        .values(status="failed", reason=reason)
+    )
+    return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def count_deliveries(session: Session, *, chat_id: int | None = None) -> dict[str, int]:
+    statement = select(DeliveryTable.status, func.count()).group_by(col(DeliveryTable.status))
+    if chat_id is not None:
+        statement = statement.where(col(DeliveryTable.chat_id) == chat_id)
+    return {status: n for status, n in session.exec(statement).all()}
+
+
+def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
+    statement = (
+        select(DeliveryTable)
+        .where(col(DeliveryTable.chat_id) == chat_id)
+        .order_by(col(DeliveryTable.id))
+    )
+    return [_to_delivery(row) for row in session.exec(statement)]
