@@ -38,6 +38,14 @@ def _parser() -> argparse.ArgumentParser:
     preview.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     preview.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
+    run = commands.add_parser("run", help="the service: Telegram polling, inbox, digests, delivery")
+    run.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
+
+    console = commands.add_parser("console", help="chat with the bot in the terminal")
+    console.add_argument(
+        "--chat-id", type=int, default=1, help="the chat to be (default 1); each has its filters"
+    )
+
     status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
     status.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
@@ -136,6 +144,28 @@ def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _cmd_console(args: argparse.Namespace, settings: Settings, database: Database) -> int:
+    from bot.app import Paperbot
+    from bot.console import TerminalTransport, run_console
+    from bot.postman import Limits, Postman
+
+    transport = TerminalTransport(sys.stdout)
+    postman = Postman(database, transport, clock=service.utc_now, limits=Limits.off())
+    return run_console(Paperbot(settings, database, postman), chat_id=args.chat_id)
+
+
+def _cmd_run(settings: Settings, database: Database) -> int:
+    from bot.telegram.app import run_service
+
+    try:
+        token = settings.require_token()
+    except SettingsError as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    run_service(settings, database, token)
+    return EXIT_OK
+
+
 def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     engine = create_database_engine(settings.database.url)
     try:
@@ -176,6 +206,10 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_FAILED
     try:
+        if args.command == "console":
+            return _cmd_console(args, settings, database)
+        if args.command == "run":
+            return _cmd_run(settings, database)
         handler = {"ingest": _cmd_ingest, "status": _cmd_status}[args.command]
         return handler(args, database)
     finally:

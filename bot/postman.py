@@ -283,9 +283,11 @@ class Postman:
 
     # -- the two modes -----------------------------------------------------------------------
 
-    async def _alert_chat(self, chat_id: int, rows: list[Delivery]) -> SendReport:
+    async def _alert_chat(self, chat_id: int) -> SendReport:
         report = SendReport()
         async with self.concurrency, self.chat_locks[chat_id]:
+            with self.database.session() as session:  # read under the lock: sent rows are gone
+                rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
             items = self._items(chat_id, rows)
             messages = render_alert([item for item, _ in items])
             await self._send_messages(chat_id, _with_rows(messages, items), report)
@@ -295,11 +297,9 @@ class Postman:
         """Every pending row of instant chats: the delivery job's tick."""
         with self.database.session() as session:
             rows = deliveries.unfinished_deliveries(session, modes=["instant"])
-        by_chat: dict[int, list[Delivery]] = defaultdict(list)
-        for row in rows:
-            by_chat[row.chat_id].append(row)
         report = SendReport()
-        for part in await asyncio.gather(*(self._alert_chat(c, r) for c, r in by_chat.items())):
+        waiting = sorted({row.chat_id for row in rows})
+        for part in await asyncio.gather(*(self._alert_chat(chat_id) for chat_id in waiting)):
             report.add(part)
         return report
 

@@ -1,0 +1,59 @@
+"""The running bot's parts in one typed object, shared by the Telegram adapter, the console and
+the jobs: settings, database, clock, the filter index and the postman."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from bot import service
+from bot.config import Settings
+from bot.core.query import QueryLimits
+from bot.ledger import FilterCache, PlanReport, plan_deliveries
+from bot.postman import Postman, SendReport
+from bot.service import Clock, IngestReport
+from bot.store import Database
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Paperbot:
+    settings: Settings
+    database: Database
+    postman: Postman
+    clock: Clock = service.utc_now
+    filters: FilterCache = field(default_factory=FilterCache)
+
+    @property
+    def query_limits(self) -> QueryLimits:
+        limits = self.settings.filters
+        return QueryLimits(limits.max_length, limits.max_terms, limits.max_depth)
+
+    def scan(self) -> tuple[IngestReport, PlanReport]:
+        """The inbox job: new listing files in, then every new paper matched into the ledger."""
+        report = service.scan_inbox(
+            self.database,
+            self.settings.inbox.dir,
+            settle_seconds=self.settings.inbox.settle_seconds,
+            clock=self.clock,
+        )
+        plan = plan_deliveries(self.database, self.filters, now=self.clock())
+        if any(f.status != "waiting" for f in report.files) or plan.deliveries:
+            log.info("inbox: %s; %s", report.summary_line(), plan.line())
+        return report, plan
+
+    async def deliver(self) -> SendReport:
+        """The delivery job: instant alerts for whatever is pending."""
+        plan_deliveries(self.database, self.filters, now=self.clock())
+        report = await self.postman.deliver_instant()
+        if report.messages or report.failed or report.waiting:
+            log.info("delivery: %s", report.line())
+        return report
+
+    async def send_due_digests(self) -> SendReport:
+        """The digest job: every chat whose local digest time has come."""
+        report = await self.postman.digest_tick()
+        if report.digests:
+            log.info("digests: %s", report.line())
+        return report

@@ -1,0 +1,23 @@
+"""Scheduled jobs (on python-telegram-bot's JobQueue): each calls one use case, which logs one
+line of counts. The same use cases run by hand: `paperbot ingest`, the console's rounds."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.app import Paperbot
+
+DELIVERY_SECONDS = 5
+DIGEST_SECONDS = 30
+
+
+async def scan_inbox(paperbot: Paperbot) -> None:
+    await asyncio.to_thread(paperbot.scan)
+
+
+async def deliver(paperbot: Paperbot) -> None:
+    await paperbot.deliver()
+
+
+async def send_digests(paperbot: Paperbot) -> None:
+    await paperbot.send_due_digests()

@@ -1,0 +1,1 @@
+"""The Telegram adapter: python-telegram-bot's Application, thin handlers, the transport."""

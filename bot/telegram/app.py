@@ -1,0 +1,200 @@
+"""The Application: built in one place, handlers a few lines each over the command layer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any
+
+from telegram import (
+    BotCommand,
+    ChatMemberUpdated,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.ext import (
+    Application,
+    CallbackContext,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    ContextTypes,
+    ExtBot,
+    MessageHandler,
+    filters,
+)
+
+from bot import jobs, service
+from bot.app import Paperbot
+from bot.commands import COMMANDS, Caller, Reply, handle_text, press_button
+from bot.config import Settings
+from bot.postman import Limits, Postman, Sleep
+from bot.service import Clock
+from bot.store import Database, chats, deliveries
+from bot.telegram.transport import NO_PREVIEW, TelegramTransport
+
+log = logging.getLogger(__name__)
+
+ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+GONE = (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT)
+
+
+class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """Handlers reach the bot's parts through the context, never through globals."""
+
+    @property
+    def paperbot(self) -> Paperbot:
+        found: Paperbot = self.application.bot_data["paperbot"]
+        return found
+
+
+def _markup(reply: Reply) -> InlineKeyboardMarkup | None:
+    if not reply.buttons:
+        return None
+    rows = [[InlineKeyboardButton(b.label, callback_data=b.data) for b in r] for r in reply.buttons]
+    return InlineKeyboardMarkup(rows)
+
+
+def _caller(update: Update, context: Context) -> Caller:
+    chat, user = update.effective_chat, update.effective_user
+    assert chat is not None
+
+    async def is_admin() -> bool:
+        if user is None:
+            return False
+        member = await context.bot.get_chat_member(chat.id, user.id)
+        return member.status in ADMINS
+
+    return Caller(chat.id, chat.type, is_admin)
+
+
+async def on_message(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is None or message.text is None:
+        return
+    caller = _caller(update, context)
+    reply = await handle_text(context.paperbot, caller, message.text, context.bot.username)
+    if reply is not None:
+        await message.reply_text(
+            reply.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=_markup(reply),
+            link_preview_options=NO_PREVIEW,
+        )
+
+
+async def on_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    if query is None or query.data is None:
+        return
+    reply = await press_button(context.paperbot, _caller(update, context), query.data)
+    await query.answer()
+    await query.edit_message_text(
+        reply.text, parse_mode=ParseMode.HTML, reply_markup=_markup(reply)
+    )
+
+
+async def on_membership(update: Update, context: Context) -> None:
+    """Blocked by a user or removed from a group: the chat is inactive until /start."""
+    change: ChatMemberUpdated | None = update.my_chat_member
+    if change is None or change.new_chat_member.status not in GONE:
+        return
+    reason = "blocked by the user" if change.chat.type == "private" else "removed from the chat"
+    with context.paperbot.database.session() as session:
+        if chats.deactivate_chat(session, chat_id=change.chat.id, reason=reason):
+            deliveries.fail_chat_deliveries(
+                session, chat_id=change.chat.id, reason=f"undeliverable: {reason}"
+            )
+            log.info("chat %d %s: inactive", change.chat.id, reason)
+
+
+async def on_migration(update: Update, context: Context) -> None:
+    """A group became a supergroup: its filters and settings move to the new id."""
+    message = update.effective_message
+    if message is None:
+        return
+    old, new = message.chat.id, message.migrate_to_chat_id
+    if new is None and message.migrate_from_chat_id is not None:
+        old, new = message.migrate_from_chat_id, message.chat.id
+    if new is not None:
+        with context.paperbot.database.session() as session:
+            if chats.move_chat(session, old_id=old, new_id=new):
+                log.info("chat %d became %d: its filters moved", old, new)
+
+
+async def on_error(update: object, context: Context) -> None:
+    log.error("error while handling an update", exc_info=context.error)
+    if isinstance(update, Update) and update.effective_chat is not None:
+        await context.bot.send_message(
+            update.effective_chat.id,
+            "Sorry, something went wrong on my side. It has been logged; please try again later.",
+        )
+
+
+def _job(work: Callable[[Paperbot], Awaitable[object]]) -> Callable[[Context], Awaitable[None]]:
+    async def callback(context: Context) -> None:
+        await work(context.paperbot)
+
+    callback.__name__ = work.__name__
+    return callback
+
+
+async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """At start: the command menu, rows in flight at the last stop resumed, jobs scheduled."""
+    paperbot: Paperbot = application.bot_data["paperbot"]
+    await application.bot.set_my_commands(
+        [BotCommand(c.name, c.help) for c in COMMANDS if not c.operators_only]
+    )
+    resumed = paperbot.postman.resume()
+    if resumed:
+        log.info("%d deliveries were in flight at the last stop: resending", resumed)
+    queue = application.job_queue
+    if application.bot_data.get("schedule_jobs") and queue is not None:
+        queue.run_repeating(_job(jobs.scan_inbox), paperbot.settings.inbox.scan_seconds, first=0)
+        queue.run_repeating(_job(jobs.deliver), jobs.DELIVERY_SECONDS, first=1)
+        queue.run_repeating(_job(jobs.send_digests), jobs.DIGEST_SECONDS, first=2)
+
+
+def build_application(
+    settings: Settings,
+    database: Database,
+    token: str,
+    *,
+    clock: Clock = service.utc_now,
+    limits: Limits | None = None,
+    sleep: Sleep = asyncio.sleep,
+    schedule_jobs: bool = True,
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    application = (
+        Application.builder()
+        .token(token)
+        .base_url(settings.telegram.api_url)
+        .context_types(ContextTypes(context=Context))
+        .post_init(start_bot)
+        .build()
+    )
+    postman = Postman(
+        database, TelegramTransport(application.bot), clock=clock, limits=limits, sleep=sleep
+    )
+    application.bot_data["paperbot"] = Paperbot(settings, database, postman, clock)
+    application.bot_data["schedule_jobs"] = schedule_jobs
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
+    application.add_handler(MessageHandler(filters.TEXT & ~filters.UpdateType.EDITED, on_message))
+    application.add_handler(CallbackQueryHandler(on_button))
+    application.add_handler(ChatMemberHandler(on_membership, ChatMemberHandler.MY_CHAT_MEMBER))
+    application.add_error_handler(on_error)
+    return application
+
+
+def run_service(settings: Settings, database: Database, token: str) -> None:
+    """`paperbot run`: polling and the jobs until SIGTERM or Ctrl-C."""
+    application = build_application(settings, database, token)
+    inbox = settings.inbox
+    log.info("paperbot running; inbox %s scanned every %s s", inbox.dir, inbox.scan_seconds)
+    application.run_polling(
+        allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
+    )
+    log.info("paperbot stopped")
