@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
@@ -134,7 +135,9 @@ async def on_error(update: object, context: Context) -> None:
         )
 
 
-def _job(work: Callable[[Paperbot], Awaitable[object]]) -> Callable[[Context], Awaitable[None]]:
+def _job(
+    work: Callable[[Paperbot], Awaitable[object]],
+) -> Callable[[Context], Coroutine[Any, Any, None]]:
     async def callback(context: Context) -> None:
         await work(context.paperbot)
 
@@ -166,18 +169,25 @@ def build_application(
     clock: Clock = service.utc_now,
     limits: Limits | None = None,
     sleep: Sleep = asyncio.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+    request_timeout: float | None = None,
     schedule_jobs: bool = True,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    application = (
+    """The Application with its handlers; `paperbot run` uses the defaults, tests pass their
+    clocks and turn the scheduled jobs off to run them at the moment they choose."""
+    builder = (
         Application.builder()
         .token(token)
         .base_url(settings.telegram.api_url)
         .context_types(ContextTypes(context=Context))
         .post_init(start_bot)
-        .build()
     )
+    if request_timeout is not None:
+        builder = builder.read_timeout(request_timeout).write_timeout(request_timeout)
+    application = builder.build()
+    transport = TelegramTransport(application.bot)
     postman = Postman(
-        database, TelegramTransport(application.bot), clock=clock, limits=limits, sleep=sleep
+        database, transport, clock=clock, limits=limits, sleep=sleep, monotonic=monotonic
     )
     application.bot_data["paperbot"] = Paperbot(settings, database, postman, clock)
     application.bot_data["schedule_jobs"] = schedule_jobs

@@ -1,0 +1,393 @@
+"""A fake Telegram Bot API server on 127.0.0.1: the real python-telegram-bot Application talks
+HTTP to it. It answers the methods the bot uses, refuses what Telegram refuses (bad HTML, over 4096
+characters, empty text), records every call, lets a test play users (messages, commands, button
+presses, admins, blocking, group migration) and inject faults (403, 429 with retry_after, 5xx,
+dropped connections, slow answers), and can enforce Telegram's rate limits."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+from tests.telegram_html import check_message
+
+BOT_USER = {
+    "id": 4242,
+    "is_bot": True,
+    "first_name": "paperbot",
+    "username": "paperbot_test_bot",
+    "can_join_groups": True,
+    "can_read_all_group_messages": False,
+    "supports_inline_queries": False,
+}
+MESSAGE_FIELDS = ("message_id", "date", "chat", "from", "text")
+PATH = re.compile(r"^/bot([^/]+)/(\w+)$")
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    at: float
+    answer: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.answer.get("ok"))
+
+
+@dataclass
+class Fault:
+    method: str
+    kind: str  # 403 | 429 | 500 | 502 | drop | slow
+    times: int
+    chat_id: int | None = None
+    retry_after: int = 1
+    delay: float = 0.0
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, description: str, **parameters: Any) -> None:
+        super().__init__(description)
+        self.code, self.description, self.parameters = code, description, parameters
+
+
+class FakeTelegram:
+    def __init__(self, *, enforce_limits: bool = False) -> None:
+        self.enforce_limits = enforce_limits
+        self.changed = threading.Condition()
+        self.calls: list[Call] = []
+        self.updates: list[dict[str, Any]] = []
+        self.update_ids = itertools.count(1)
+        self.message_ids = itertools.count(1000)
+        self.messages: dict[tuple[int, int], dict[str, Any]] = {}
+        self.chat_types: dict[int, str] = {}
+        self.admins: dict[int, set[int]] = {}
+        self.blocked: set[int] = set()
+        self.migrated: dict[int, int] = {}
+        self.faults: list[Fault] = []
+        self.commands: list[dict[str, str]] = []
+        self.sends: list[tuple[float, int]] = []  # (monotonic time, chat id) of accepted messages
+        self.flood_refusals = 0
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- the server --------------------------------------------------------------------------
+
+    def start(self) -> str:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length).decode()
+                match = PATH.match(self.path)
+                if not match:
+                    self.send_error(404)
+                    return
+                params = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+                answer = fake.answer(match.group(2), params)
+                if answer is None:  # a dropped connection
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                data = json.dumps(answer).encode()
+                self.send_response(200 if answer["ok"] else answer["error_code"])
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self._server.server_address[1]}/bot"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        with self.changed:
+            self.changed.notify_all()
+
+    def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        call = Call(method, params, time.monotonic())
+        fault = self._take_fault(method, params)
+        if fault is not None and fault.kind == "slow":
+            time.sleep(fault.delay)
+            fault = None
+        try:
+            if fault is not None:
+                self._raise_fault(fault)
+            result = getattr(self, f"api_{method}", self.api_unknown)(params)
+            call.answer = {"ok": True, "result": result}
+        except ApiError as error:
+            call.answer = {"ok": False, "error_code": error.code, "description": error.description}
+            if error.parameters:
+                call.answer["parameters"] = error.parameters
+        if fault is not None and fault.kind == "drop":
+            call.answer = {}
+        with self.changed:
+            self.calls.append(call)
+            self.changed.notify_all()
+        return call.answer or None
+
+    def _take_fault(self, method: str, params: dict[str, Any]) -> Fault | None:
+        with self.changed:
+            for fault in self.faults:
+                chat = params.get("chat_id")
+                wanted = fault.chat_id is None or str(fault.chat_id) == chat
+                if fault.method == method and fault.times > 0 and wanted:
+                    fault.times -= 1
+                    return fault
+        return None
+
+    def _raise_fault(self, fault: Fault) -> None:
+        if fault.kind == "403":
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if fault.kind == "429":
+            raise ApiError(
+                429, f"Too Many Requests: retry after {fault.retry_after}",
+                retry_after=fault.retry_after,
+            )  # fmt: skip
+        if fault.kind in ("500", "502"):
+            raise ApiError(int(fault.kind), "Internal Server Error")
+        if fault.kind == "drop":
+            raise ApiError(0, "dropped")
+
+    # -- methods -----------------------------------------------------------------------------
+
+    def api_unknown(self, params: dict[str, Any]) -> Any:
+        raise ApiError(404, "Not Found: method not found")
+
+    def api_getMe(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        return BOT_USER
+
+    def api_deleteWebhook(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        return True
+
+    def api_getUpdates(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        offset = int(params.get("offset") or 0)
+        timeout = min(float(params.get("timeout") or 0), 2.0)
+        limit = int(params.get("limit") or 100)
+        with self.changed:
+            self.updates = [u for u in self.updates if u["update_id"] >= offset]
+            self.changed.wait_for(lambda: bool(self.updates), timeout=timeout)
+            return self.updates[:limit]
+
+    def api_setMyCommands(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        commands = json.loads(params["commands"])
+        for command in commands:
+            if not re.fullmatch(r"[a-z0-9_]{1,32}", command["command"]):
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 1 <= len(command["description"]) <= 256:
+                raise ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
+        self.commands = commands
+        return True
+
+    def api_getChatMember(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        user = {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
+        if user_id in self.admins.get(chat_id, set()):
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        return {"status": "member", "user": user}
+
+    def api_answerCallbackQuery(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        return True
+
+    def _check_chat(self, chat_id: int) -> None:
+        if chat_id in self.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if chat_id in self.migrated:
+            raise ApiError(
+                400, "Bad Request: group chat was upgraded to a supergroup chat",
+                migrate_to_chat_id=self.migrated[chat_id],
+            )  # fmt: skip
+
+    def _check_text(self, params: dict[str, Any]) -> str:
+        text = params.get("text", "")
+        problem = check_message(text, params.get("parse_mode"))
+        if problem:
+            raise ApiError(400, problem)
+        return text
+
+    def _check_rate(self, chat_id: int, now: float) -> None:
+        """Telegram's limits, a little stricter than Telegram: 1 message/s to a chat, 30/s in
+        all, 20/min to a group."""
+        recent = [(t, c) for t, c in self.sends if now - t < 60]
+        last_to_chat = max((t for t, c in recent if c == chat_id), default=None)
+        too_soon = last_to_chat is not None and now - last_to_chat < 0.95
+        overall = sum(1 for t, _ in recent if now - t < 1.0) >= 30
+        group = chat_id < 0 and sum(1 for _, c in recent if c == chat_id) >= 20
+        if too_soon or overall or group:
+            self.flood_refusals += 1
+            raise ApiError(429, "Too Many Requests: retry after 1", retry_after=1)
+
+    def api_sendMessage(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        chat_id = int(params["chat_id"])
+        self._check_chat(chat_id)
+        text = self._check_text(params)
+        with self.changed:
+            now = time.monotonic()
+            if self.enforce_limits:
+                self._check_rate(chat_id, now)
+            self.sends.append((now, chat_id))
+            message = self._message(chat_id, next(self.message_ids), text, BOT_USER)
+            if "reply_markup" in params:
+                message["reply_markup"] = json.loads(params["reply_markup"])
+            message["parse_mode"] = params.get("parse_mode")
+            message["link_preview_options"] = json.loads(params.get("link_preview_options", "{}"))
+            self.messages[(chat_id, message["message_id"])] = message
+        return message
+
+    def api_editMessageText(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
+        text = self._check_text(params)
+        with self.changed:
+            message = self.messages.get((chat_id, message_id))
+            if message is None:
+                raise ApiError(400, "Bad Request: message to edit not found")
+            if message["text"] == text and "reply_markup" not in params:
+                raise ApiError(400, "Bad Request: message is not modified")
+            message["text"] = text
+            message["reply_markup"] = json.loads(params.get("reply_markup", "null"))
+            return {k: v for k, v in message.items() if k != "parse_mode"}
+
+    # -- playing users -----------------------------------------------------------------------
+
+    def _chat(self, chat_id: int) -> dict[str, Any]:
+        kind = self.chat_types.get(chat_id, "private" if chat_id > 0 else "group")
+        chat: dict[str, Any] = {"id": chat_id, "type": kind}
+        chat.update({"first_name": "Ada"} if kind == "private" else {"title": "Reading group"})
+        return chat
+
+    def _message(
+        self, chat_id: int, message_id: int, text: str, sender: dict[str, Any]
+    ) -> dict[str, Any]:
+        return {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "chat": self._chat(chat_id),
+            "from": sender,
+            "text": text,
+        }
+
+    def _push(self, update: dict[str, Any]) -> int:
+        with self.changed:
+            update["update_id"] = next(self.update_ids)
+            self.updates.append(update)
+            self.changed.notify_all()
+        return int(update["update_id"])
+
+    @staticmethod
+    def user(user_id: int) -> dict[str, Any]:
+        return {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
+
+    def say(self, chat_id: int, text: str, *, user_id: int | None = None) -> int:
+        """A user writes in a chat (a private chat's id is the user's)."""
+        sender = self.user(user_id or chat_id)
+        message = self._message(chat_id, next(self.message_ids), text, sender)
+        if text.startswith("/"):
+            length = len(text.split()[0]) if text.split() else 1
+            message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+        return self._push({"message": message})
+
+    def press(self, chat_id: int, message_id: int, data: str, *, user_id: int | None = None) -> int:
+        message = self.messages[(chat_id, message_id)]
+        query = {
+            "id": f"q{next(self.update_ids)}",
+            "from": self.user(user_id or chat_id),
+            "chat_instance": str(chat_id),
+            "data": data,
+            "message": {
+                k: v
+                for k, v in message.items()
+                if k in ("message_id", "date", "chat", "from", "text")
+            },
+        }
+        return self._push({"callback_query": query})
+
+    def add_group(self, chat_id: int, *, admins: set[int], kind: str = "group") -> None:
+        self.chat_types[chat_id] = kind
+        self.admins[chat_id] = set(admins)
+
+    def _membership(self, chat_id: int, old: str, new: str) -> int:
+        change = {
+            "chat": self._chat(chat_id),
+            "from": self.user(abs(chat_id)),
+            "date": int(time.time()),
+            "old_chat_member": {"status": old, "user": BOT_USER},
+            "new_chat_member": {"status": new, "user": BOT_USER},
+        }
+        for member in (change["old_chat_member"], change["new_chat_member"]):
+            if member["status"] == "kicked":
+                member["until_date"] = 0
+        return self._push({"my_chat_member": change})
+
+    def block(self, chat_id: int) -> int:
+        self.blocked.add(chat_id)
+        return self._membership(chat_id, "member", "kicked")
+
+    def unblock(self, chat_id: int) -> int:
+        self.blocked.discard(chat_id)
+        return self._membership(chat_id, "kicked", "member")
+
+    def migrate(self, old_id: int, new_id: int) -> int:
+        """The group becomes a supergroup: Telegram's service message in the old chat."""
+        self.migrated[old_id] = new_id
+        self.chat_types[new_id] = "supergroup"
+        self.admins[new_id] = self.admins.get(old_id, set())
+        message = self._message(old_id, next(self.message_ids), "", self.user(1))
+        del message["text"]
+        message["migrate_to_chat_id"] = new_id
+        return self._push({"message": message})
+
+    def fail(self, method: str, kind: str, *, times: int = 1, **details: Any) -> Fault:
+        fault = Fault(method, kind, times, **details)
+        with self.changed:
+            self.faults.append(fault)
+        return fault
+
+    # -- observing ---------------------------------------------------------------------------
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self.changed:
+            return [c for c in self.calls if c.method == method]
+
+    def sent(self, chat_id: int) -> list[dict[str, Any]]:
+        """Messages the bot sent to the chat, as they read now (after edits), oldest first."""
+        with self.changed:
+            return [m for (c, _), m in sorted(self.messages.items()) if c == chat_id]
+
+    def texts(self, chat_id: int) -> list[str]:
+        return [m["text"] for m in self.sent(chat_id)]
+
+    async def wait_for(self, condition: Callable[[], bool], timeout: float = 10) -> None:
+        """Until the condition holds (checked on every call the server answers)."""
+
+        def wait() -> bool:
+            with self.changed:
+                return self.changed.wait_for(condition, timeout=timeout)
+
+        if not await asyncio.to_thread(wait):
+            raise AssertionError(f"timed out; calls so far: {[c.method for c in self.calls]}")
+
+    async def reply_to(self, chat_id: int, text: str, **who: Any) -> dict[str, Any]:
+        """A user writes; returns the bot's answer (the next message it sends to the chat)."""
+        before = len(self.sent(chat_id))
+        self.say(chat_id, text, **who)
+        await self.wait_for(lambda: len(self.sent(chat_id)) > before)
+        return self.sent(chat_id)[before]

@@ -1,0 +1,163 @@
+"""The bot as users meet it in Telegram: the real Application against the fake Bot API server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import text
+
+from bot.commands import COMMANDS
+from bot.store import chats
+from tests.conftest import SEEDS
+from tests.telegram.conftest import OPERATOR, World
+
+SEED_NAMES = sorted(p.name for p in SEEDS.iterdir())
+
+ADA = 101
+
+
+def chat_row(world: World, chat_id: int) -> chats.Chat | None:
+    with world.paperbot.database.session() as session:
+        return chats.get_chat(session, chat_id=chat_id)
+
+
+def filters_of(world: World, chat_id: int) -> list[str]:
+    with world.paperbot.database.session() as session:
+        return [f.canonical for f in chats.chat_filters(session, chat_id=chat_id)]
+
+
+async def test_a_new_users_first_minute(world: World) -> None:
+    await world.drop(*SEED_NAMES)
+    assert "new papers that match your filters" in await world.command(ADA, "/start")
+
+    reply = await world.command(ADA, '/subscribe "kv cache"')
+    assert "Filter 1 saved, understood as <code>&quot;kv cache&quot;</code>" in reply or (
+        'Filter 1 saved, understood as <code>"kv cache"</code>' in reply
+    )
+    assert "would have matched 2 papers" in reply and "BeNice!" in reply
+
+    await world.command(ADA, "/add au:Hassani")
+    listing = await world.server.reply_to(ADA, "/list")
+    assert (
+        '1. <code>"kv cache"</code>' in listing["text"]
+        and "2. <code>au:hassani</code>" in (listing["text"])
+    )
+    buttons = [b for row in listing["reply_markup"]["inline_keyboard"] for b in row]
+    assert [b["text"] for b in buttons] == ["Remove 1", "Remove 2"]
+
+    world.server.press(ADA, listing["message_id"], buttons[0]["callback_data"])
+    await world.server.wait_for(lambda: bool(world.server.calls_to("answerCallbackQuery")))
+    edited = world.server.messages[(ADA, listing["message_id"])]
+    await world.server.wait_for(lambda: "Removed." in edited["text"])
+    assert "1. <code>au:hassani</code>" in edited["text"] and "kv cache" not in edited["text"]
+    assert filters_of(world, ADA) == ["au:hassani"]
+
+    bad = await world.command(ADA, '/subscribe "kv cache')
+    assert "unbalanced quote at 0" in bad and "/help" in bad
+    assert filters_of(world, ADA) == ["au:hassani"]
+    help_text = await world.command(ADA, "/help")
+    assert "distill*" in help_text and "/subscribe" in help_text and "/stats" not in help_text
+
+
+async def test_command_menu_is_registered_at_start(world: World) -> None:
+    registered = [c["command"] for c in world.server.commands]
+    assert registered == [c.name for c in COMMANDS if not c.operators_only]
+
+
+async def test_commands_addressed_to_the_bot_by_name(world: World) -> None:
+    assert "Your filters" in await world.command(ADA, "/subscribe@paperbot_test_bot graph") or True
+    assert filters_of(world, ADA) == ["graph"]
+    world.server.say(ADA, "/subscribe@some_other_bot mamba")
+    assert "Usage" in await world.command(ADA, "/subscribe")  # the one above got no answer
+    assert filters_of(world, ADA) == ["graph"]
+
+
+async def test_unknown_commands_and_plain_text_point_to_help(world: World) -> None:
+    assert "/help" in await world.command(ADA, "/frobnicate")
+    assert "/help" in await world.command(ADA, "hello there")
+
+
+async def test_in_groups_only_administrators_change_filters(world: World) -> None:
+    group, admin, member = -500, 11, 12
+    world.server.add_group(group, admins={admin})
+    refused = await world.command(group, "/subscribe mamba", user_id=member)
+    assert "administrators" in refused and filters_of(world, group) == []
+    await world.command(group, "/subscribe mamba", user_id=admin)
+    assert filters_of(world, group) == ["mamba"]
+    assert "mamba" in await world.command(group, "/list", user_id=member)  # reading is fine
+    listing = world.server.sent(group)[-1]
+    world.server.press(group, listing["message_id"], "remove:1", user_id=member)
+    await world.server.wait_for(lambda: "administrators" in world.server.sent(group)[-1]["text"])
+    assert filters_of(world, group) == ["mamba"]
+    world.server.say(group, "just chatting", user_id=member)  # plain text in a group: silence
+    assert "Usage" in await world.command(group, "/unsubscribe", user_id=admin)
+
+
+async def test_blocking_marks_the_chat_inactive_and_start_brings_it_back(world: World) -> None:
+    await world.command(ADA, "/subscribe mamba")
+    world.server.block(ADA)
+    await world.server.wait_for(lambda: not chat_row(world, ADA).active)  # type: ignore[union-attr]
+    row = chat_row(world, ADA)
+    assert row is not None and row.inactive_reason == "blocked by the user"
+    world.server.unblock(ADA)
+    await world.command(ADA, "/start")
+    row = chat_row(world, ADA)
+    assert row is not None and row.active and filters_of(world, ADA) == ["mamba"]
+
+
+async def test_a_group_that_becomes_a_supergroup_keeps_its_filters(world: World) -> None:
+    group, supergroup, admin = -600, -1001234, 21
+    world.server.add_group(group, admins={admin})
+    await world.command(group, "/subscribe mamba", user_id=admin)
+    await world.command(group, "/mode instant", user_id=admin)
+    world.server.migrate(group, supergroup)
+    await world.server.wait_for(lambda: chat_row(world, supergroup) is not None)
+    assert chat_row(world, group) is None
+    assert filters_of(world, supergroup) == ["mamba"]
+    moved = chat_row(world, supergroup)
+    assert moved is not None and moved.mode == "instant" and moved.kind == "supergroup"
+
+
+async def test_stop_forgets_everything_after_a_confirm(world: World) -> None:
+    await world.command(ADA, "/subscribe mamba")
+    question = await world.server.reply_to(ADA, "/stop")
+    buttons = [b["callback_data"] for b in question["reply_markup"]["inline_keyboard"][0]]
+    world.server.press(ADA, question["message_id"], buttons[1])  # cancel
+    await world.server.wait_for(lambda: "Nothing was deleted" in world.server.sent(ADA)[-1]["text"])
+    assert chat_row(world, ADA) is not None
+    question = await world.server.reply_to(ADA, "/stop")
+    world.server.press(ADA, question["message_id"], "stop:yes")
+    await world.server.wait_for(lambda: "Forgotten" in world.server.sent(ADA)[-1]["text"])
+    assert chat_row(world, ADA) is None and filters_of(world, ADA) == []
+
+
+async def test_import_keeps_good_lines_and_reports_bad_ones(world: World) -> None:
+    reply = await world.command(
+        ADA, '/import\nmamba\n"kv cache\n\n# a comment\nau:Hassani\nfoo:bar'
+    )
+    assert "Imported 2 filters" in reply and "2 lines not imported" in reply
+    assert "line 2: unbalanced quote" in reply and "line 6: unknown field" in reply
+    assert filters_of(world, ADA) == ["mamba", "au:hassani"]
+    exported = await world.command(ADA, "/export")
+    assert "<pre>mamba\nau:Hassani</pre>" in exported
+
+
+async def test_limits_are_explained_when_hit(make_world: Any) -> None:
+    world: World = await make_world(filters={"max_per_chat": 2, "max_length": 20})
+    await world.command(ADA, "/subscribe one")
+    await world.command(ADA, "/subscribe two")
+    assert "the most it may keep is 2" in await world.command(ADA, "/subscribe three")
+    assert "too long" in await world.command(ADA, "/preview " + "x " * 15)
+    assert filters_of(world, ADA) == ["one", "two"]
+
+
+async def test_stats_is_for_operators_only(world: World) -> None:
+    assert "I do not know /stats" in await world.command(ADA, "/stats")
+    assert "Chats:" in await world.command(OPERATOR, "/stats")
+
+
+async def test_an_internal_error_is_logged_and_the_user_told(world: World) -> None:
+    with world.paperbot.database.engine.begin() as connection:
+        connection.execute(text("DROP TABLE filter"))
+    reply = await world.command(ADA, "/list")
+    assert "something went wrong" in reply and "filter" not in reply.lower().split("wrong")[1]
