@@ -264,12 +264,16 @@ async def updates(bot: Paperbot, chat: Chat, args: str) -> Reply:
     return Reply("Updates off: each paper comes once, new versions are not sent.")
 
 
+def _waiting(bot: Paperbot, chat: Chat) -> int:
+    with bot.database.session() as session:
+        counts = deliveries.count_deliveries(session, chat_id=chat.id)
+    return sum(counts.get(status, 0) for status in deliveries.UNFINISHED)
+
+
 async def digest(bot: Paperbot, chat: Chat, args: str) -> Reply:
     if chat.paused:
         return Reply("Alerts are paused; /resume first.")
-    with bot.database.session() as session:
-        waiting = len(deliveries.unfinished_deliveries(session, chat_id=chat.id))
-    if not waiting:
+    if not _waiting(bot, chat):
         return Reply("Nothing is waiting for you right now.")
     report = await bot.postman.send_digest(chat)
     if report.waiting:
@@ -291,7 +295,6 @@ async def resume(bot: Paperbot, chat: Chat, args: str) -> Reply:
 async def status(bot: Paperbot, chat: Chat, args: str) -> Reply:
     with bot.database.session() as session:
         count = len(chats.chat_filters(session, chat_id=chat.id))
-        pending = len(deliveries.unfinished_deliveries(session, chat_id=chat.id))
         last = files.last_file(session)
         announced = papers.last_announcement(session)
     lines = [
@@ -300,7 +303,7 @@ async def status(bot: Paperbot, chat: Chat, args: str) -> Reply:
         f"Time zone: {chat.timezone}",
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),
-        f"Waiting for you: {pending} papers",
+        f"Waiting for you: {_waiting(bot, chat)} papers",
     ]
     if chat.mode == "digest" and not chat.paused:
         lines.append(f"Next digest: {_next_digest(bot, chat)}")

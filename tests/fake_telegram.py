@@ -48,7 +48,7 @@ class Call:
 @dataclass
 class Fault:
     method: str
-    kind: str  # 403 | 429 | 500 | 502 | drop | slow
+    kind: str  # 400 | 403 | 429 | 500 | 502 | drop | slow
     times: int
     chat_id: int | None = None
     retry_after: int = 1
@@ -102,11 +102,14 @@ class FakeTelegram:
                     self.connection.shutdown(2)
                     return
                 data = json.dumps(answer).encode()
-                self.send_response(200 if answer["ok"] else answer["error_code"])
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(200 if answer["ok"] else answer["error_code"])
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout, or the bot stopping)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -163,6 +166,8 @@ class FakeTelegram:
                 429, f"Too Many Requests: retry after {fault.retry_after}",
                 retry_after=fault.retry_after,
             )  # fmt: skip
+        if fault.kind == "400":
+            raise ApiError(400, "Bad Request: can't parse entities: unsupported start tag")
         if fault.kind in ("500", "502"):
             raise ApiError(int(fault.kind), "Internal Server Error")
         if fault.kind == "drop":

@@ -59,7 +59,9 @@ def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN) -> str:
 
 
 def _marked(text: str, marks: Sequence[Highlight], field: str, limit: int | None = None) -> str:
-    """Escaped text with the matched spans in bold; cut to `limit` characters with an ellipsis."""
+    """Escaped text with the matched spans marked (bold in the abstract, underlined in the title,
+    which is bold already); cut to `limit` characters with an ellipsis."""
+    tag = "u" if field == "title" else "b"
     end = len(text)
     if limit is not None and len(text) > limit:
         end = len(shorten(text, limit)) - 1
@@ -68,7 +70,8 @@ def _marked(text: str, marks: Sequence[Highlight], field: str, limit: int | None
         if mark.field != field or mark.start >= end:
             continue
         stop = min(mark.end, end)
-        out += [escape(text[last : mark.start]), "<b>", escape(text[mark.start : stop]), "</b>"]
+        out += [escape(text[last : mark.start]), f"<{tag}>", escape(text[mark.start : stop])]
+        out.append(f"</{tag}>")
         last = stop
     out.append(escape(text[last:end]))
     return "".join(out) + ("…" if end < len(text) else "")
@@ -97,7 +100,7 @@ def render_paper(item: Item, abstract_limit: int | None = None) -> str:
         lines[0] += " <i>(headline derived from the abstract)</i>"
     details = [short_authors(paper), " ".join(paper.categories[:3]), _date(paper)]
     lines.append(escape(" · ".join(d for d in details if d)))
-    summary = tldr(paper.abstract)
+    summary = tldr(paper.abstract, paper.title)
     if summary and not paper.title_derived:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
     why = [_filters_line(item.filters)]
@@ -188,8 +191,12 @@ class _PlainText(HTMLParser):
         self.href: str | None = None
         self.quote = False
 
+    def _marks(self, tag: str) -> bool:
+        """Matched words are **marked**; other bold and underline is dropped."""
+        return tag == "u" or (tag == "b" and self.quote)
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("b", "strong"):
+        if self._marks(tag):
             self.out.append("**")
         elif tag == "a":
             self.href = dict(attrs).get("href")
@@ -199,7 +206,7 @@ class _PlainText(HTMLParser):
             self.out.append("  > ")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("b", "strong"):
+        if self._marks(tag):
             self.out.append("**")
         elif tag == "a":
             shown = self.out[-1] if self.out else ""

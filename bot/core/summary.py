@@ -52,11 +52,9 @@ _STATES_CONTRIBUTION = re.compile(
     r"describes|derives|studies|investigates|provides|finds)\b",
     re.I,
 )
+_PROPOSES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present)s?\b", re.I)
 _LEAD_IN = re.compile(
-    r"^(?:to (?:address|tackle|overcome|close|fill|bridge|solve) [^,]{1,80},\s*|"
-    r"in this (?:paper|work|article|letter),?\s*|here,?\s*)?"
-    r"we (?:propose|introduce|present)\s+(?P<rest>.+)$",
-    re.I | re.S,
+    r"^(?:[^,]{1,80},\s*)?we (?:propose|introduce|present)\s+(?P<rest>.+)$", re.I | re.S
 )
 _RESULT = re.compile(
     r"\d(?:[\d.,]*)\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
@@ -78,14 +76,30 @@ def _contribution(sentence: str) -> str:
     return lead.group("rest")
 
 
-def tldr(abstract: str, limit: int = TLDR_MAX) -> str:
+def _name(title: str) -> str | None:
+    """The name a title gives its contribution ('BeNice! Closing ...', 'VERA: A ...')."""
+    head = title.split(":", 1)[0].split()
+    return head[0] if head and len(head[0]) >= 3 and not head[0].islower() else None
+
+
+def _contribution_index(parts: list[str], title: str | None) -> int:
+    """The sentence that states the contribution: one that proposes the titled thing, else the
+    first that proposes something, else the first that shows or studies something, else 0."""
+    name = _name(title) if title else None
+    proposing = [i for i, s in enumerate(parts) if _PROPOSES.search(s)]
+    named = [i for i in proposing if name and name in parts[i]]
+    stating = [i for i, s in enumerate(parts) if _STATES_CONTRIBUTION.search(s)]
+    return (named or proposing or stating or [0])[0]
+
+
+def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
     """One or two sentences of the abstract worth reading first: the sentence that states the
-    contribution (else the first), plus the first later sentence with a result in numbers when
-    both fit within `limit` characters."""
+    contribution, plus the first later sentence with a result in numbers when both fit within
+    `limit` characters."""
     parts = sentences(abstract)
     if not parts:
         return ""
-    index = next((i for i, s in enumerate(parts) if _STATES_CONTRIBUTION.search(s)), 0)
+    index = _contribution_index(parts, title)
     chosen = _contribution(parts[index])
     result = next(
         (s for s in parts[index + 1 :] if _RESULT.search(s) and any(c.isdigit() for c in s)),

@@ -62,10 +62,12 @@ def add_deliveries(session: Session, *, rows: Sequence[NewDelivery], now: dateti
         return 0
     dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
     values = [{**row.__dict__, "status": "pending", "created_at": now} for row in rows]
-    statement = dialect.insert(DeliveryTable).on_conflict_do_nothing(
-        index_elements=["chat_id", "paper_id", "revision"]
+    statement = (
+        dialect.insert(DeliveryTable)
+        .on_conflict_do_nothing(index_elements=["chat_id", "paper_id", "revision"])
+        .returning(col(DeliveryTable.id))
     )
-    return int(session.execute(statement, values).rowcount)  # type: ignore[attr-defined]
+    return len(session.execute(statement, values).all())
 
 
 def unfinished_deliveries(

@@ -1,6 +1,6 @@
 import pytest
 
-from bot.core.summary import derive_headline, shorten
+from bot.core.summary import derive_headline, sentences, shorten, tldr
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,47 @@ def test_headline_is_shortened_at_a_word() -> None:
 def test_shorten_keeps_short_text() -> None:
     assert shorten("short", 10) == "short"
     assert shorten("one two three four", 10) == "one two…"
+
+
+BENICE = (
+    "Looped architectures scale quality. In this paper, we study how KV-shareability can be "
+    "enabled in looped models. In the second stage, we propose BeNice!, a post-training method "
+    "that broadcasts the final recurrence's KV-cache into the first recurrence. KV-sharing "
+    "improves cache hit rates by up to 31.4%."
+)
+
+
+@pytest.mark.parametrize(
+    ("abstract", "title", "expected"),
+    [
+        (
+            BENICE,
+            "BeNice! Closing Looping's Inference-Memory Gap",
+            "BeNice!, a post-training method that broadcasts the final recurrence's KV-cache into "
+            "the first recurrence. KV-sharing improves cache hit rates by up to 31.4%.",
+        ),
+        (
+            "Graphs are everywhere. We show that message passing is limited. It runs 3x faster.",
+            None,
+            "We show that message passing is limited. It runs 3x faster.",
+        ),
+        ("Plain words without a claim. More words.", None, "Plain words without a claim."),
+        ("", None, ""),
+    ],
+)
+def test_tldr_states_the_contribution_and_a_result(
+    abstract: str, title: str | None, expected: str
+) -> None:
+    assert tldr(abstract, title) == expected
+
+
+def test_tldr_stays_within_its_limit() -> None:
+    summary = tldr("We propose " + "a very long idea " * 40 + ". It is 5% better.")
+    assert len(summary) <= 300 and summary.endswith("…")
+
+
+def test_sentences_do_not_break_after_decimals_or_abbreviations() -> None:
+    assert sentences("It gains 3.5 points, e.g. on MNIST. Then it stops.") == [
+        "It gains 3.5 points, e.g. on MNIST.",
+        "Then it stops.",
+    ]

@@ -52,12 +52,15 @@ class World:
     time: FakeTime
     inbox: Path
 
-    async def drop(self, *names: str) -> None:
-        """Seed listings land in the inbox and the scan job runs."""
-        arrived = self.clock().timestamp() - 60  # a minute ago, in the test's time
-        for name in names:
+    async def drop(self, *names: str, **contents: str) -> None:
+        """Seed listings (by name) and other files (name=text) land in the inbox, a minute ago
+        in the test's time, and the scan job runs."""
+        files = {name: (SEEDS / name).read_bytes() for name in names}
+        files.update({name.replace("_", "."): text.encode() for name, text in contents.items()})
+        arrived = self.clock().timestamp() - 60
+        for name, data in files.items():
             path = self.inbox / name
-            path.write_bytes((SEEDS / name).read_bytes())
+            path.write_bytes(data)
             os.utime(path, (arrived, arrived))
         await asyncio.to_thread(self.paperbot.scan)
 

@@ -65,7 +65,7 @@ async def test_command_menu_is_registered_at_start(world: World) -> None:
 
 
 async def test_commands_addressed_to_the_bot_by_name(world: World) -> None:
-    assert "Your filters" in await world.command(ADA, "/subscribe@paperbot_test_bot graph") or True
+    assert "Filter 1 saved" in await world.command(ADA, "/subscribe@paperbot_test_bot graph")
     assert filters_of(world, ADA) == ["graph"]
     world.server.say(ADA, "/subscribe@some_other_bot mamba")
     assert "Usage" in await world.command(ADA, "/subscribe")  # the one above got no answer

@@ -1,0 +1,122 @@
+"""Messages Telegram accepts: valid HTML, never over 4096 characters, whatever the paper says."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.highlight import Highlight
+from bot.core.paper import Paper
+from bot.core.render import (
+    MESSAGE_LIMIT,
+    Item,
+    MatchedFilter,
+    render_alert,
+    render_digest,
+    render_paper,
+    short_authors,
+    size,
+    to_plain,
+)
+from tests.telegram_html import check_message
+
+PIECES = [*"<>&\"'ab $\\{}_^é𝒪 \n", "</b>", "&amp;", "<i>", "\\emph{", "<blockquote>"]
+HOSTILE = st.lists(st.sampled_from(PIECES), max_size=200).map("".join)
+
+
+@st.composite
+def items(draw: st.DrawFn) -> Item:
+    title = draw(HOSTILE.filter(str.strip)).strip() or "t"
+    abstract = draw(st.one_of(HOSTILE, st.text(max_size=6000))) or "a"
+    marks = []
+    for field, text in (("title", title), ("abstract", abstract)):
+        points = sorted(draw(st.sets(st.integers(0, len(text)), max_size=6)))
+        spans = zip(points[::2], points[1::2], strict=False)
+        marks += [Highlight(field, a, b) for a, b in spans if a < b]
+    paper = Paper(
+        title=title,
+        abstract=abstract,
+        source="test",
+        arxiv_id=draw(st.sampled_from([None, "2610.00001"])),
+        authors=tuple(draw(st.lists(HOSTILE, max_size=8))),
+        categories=("cs.LG",),
+        announced=date(2026, 10, 22),
+        title_derived=draw(st.booleans()),
+    )
+    filters = [MatchedFilter(n, draw(HOSTILE) or "f") for n in range(1, draw(st.integers(1, 3)))]
+    return Item(
+        paper, sorted(marks, key=lambda m: (m.field, m.start)), filters, draw(st.booleans())
+    )
+
+
+@given(st.lists(items(), min_size=1, max_size=6))
+def test_alerts_and_digests_are_valid_telegram_html_within_the_limit(batch: list[Item]) -> None:
+    for messages in (render_alert(batch), render_digest(batch, "Your digest, 22 Oct 2026")):
+        assert sorted(i for m in messages for i in m.items) == list(range(len(batch)))
+        for message in messages:
+            assert size(message.text) <= MESSAGE_LIMIT
+            assert check_message(message.text, "HTML") is None, message.text
+
+
+def paper(**changes: object) -> Paper:
+    values: dict[str, object] = {
+        "title": "BeNice! Closing the Gap",
+        "abstract": "We propose BeNice!, a method. It gains 31.4% on <cache> & more.",
+        "source": "seed",
+        "arxiv_id": "2610.00001",
+        "authors": ("Hayden Prairie", "Jacob M. Ryan", "Taylor Berg-Kirkpatrick", "Ann Lee"),
+        "categories": ("cs.LG", "cs.CL"),
+        "announced": date(2026, 10, 22),
+    }
+    return Paper(**{**values, **changes})  # type: ignore[arg-type]
+
+
+def test_a_paper_reads_as_the_design_shows() -> None:
+    start = paper().abstract.index("<cache>")
+    item = Item(
+        paper(), [Highlight("abstract", start, start + 7)], [MatchedFilter(2, '"kv cache"')]
+    )
+    assert render_paper(item).split("\n") == [
+        "<b>BeNice! Closing the Gap</b>",
+        "Hayden Prairie, Jacob M. Ryan, Taylor Berg-Kirkpatrick and 1 more · cs.LG cs.CL · "
+        "22 Oct 2026",
+        "<i>TL;DR:</i> BeNice!, a method. It gains 31.4% on &lt;cache&gt; &amp; more.",
+        'matched "kv cache" (filter 2)  ·  <a href="https://arxiv.org/abs/2610.00001">'
+        "arxiv.org/abs/2610.00001</a>",
+        "<blockquote expandable>We propose BeNice!, a method. It gains 31.4% on "
+        "<b>&lt;cache&gt;</b> &amp; more.</blockquote>",
+    ]
+
+
+def test_a_paper_too_long_for_one_message_gets_a_shortened_abstract() -> None:
+    long = paper(abstract="word " * 2000)
+    [message] = render_alert([Item(long, [], [MatchedFilter(1, "word")])])
+    assert size(message.text) <= MESSAGE_LIMIT and "…</blockquote>" in message.text
+    assert "arxiv.org/abs/2610.00001" in message.text
+
+
+def test_a_digest_groups_by_filter_best_first_with_a_count() -> None:
+    abstract_hit = Item(
+        paper(title="Abstract hit"), [Highlight("abstract", 0, 2)], [MatchedFilter(1, "a")]
+    )
+    title_hit = Item(paper(title="Title hit"), [Highlight("title", 0, 5)], [MatchedFilter(1, "a")])
+    other = Item(paper(title="Other"), [], [MatchedFilter(2, "b"), MatchedFilter(1, "a")])
+    later = Item(paper(title="Later"), [], [MatchedFilter(2, "b")])
+    [message] = render_digest([abstract_hit, title_hit, other, later], "Your digest")
+    text = message.text
+    assert text.startswith("<b>Your digest</b>: 4 new papers")
+    order = [text.index(t) for t in ("<b>a (filter 1)</b>: 3 papers", "<u>Title</u> hit",
+                                     "Abstract hit", "Other", "<b>b (filter 2)</b>: 1 paper",
+                                     "Later")]  # fmt: skip
+    assert order == sorted(order)
+
+
+def test_authors_are_shortened_and_plain_text_keeps_the_marks() -> None:
+    assert short_authors(paper(authors=("A", "B"))) == "A, B"
+    assert short_authors(paper(authors=("A",), more_authors=-1)) == "A et al."
+    item = Item(paper(), [Highlight("title", 0, 6), Highlight("abstract", 3, 10)], [])
+    plain = to_plain(render_paper(item))
+    assert plain.startswith("**BeNice**! Closing the Gap") and "We **propose** BeNice!" in plain
+    assert "<" not in plain.replace("<cache>", "") and "(https://arxiv.org" not in plain

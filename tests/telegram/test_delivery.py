@@ -1,0 +1,239 @@
+"""The promise, kept through the fake Bot API server: alerts and digests, each paper once, faults
+and limits survived. Time is the test's: the ledger's clock and the sender's sleep are fakes."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.postman import Limits
+from bot.store import chats, deliveries
+from tests.telegram.conftest import World
+
+ADA, BOB = 101, 102
+KV = ("BeNice!", "ElasticKV")
+SEED_000, SEED_002 = "000_d8ca0602e3945843.txt", "002_fdf517bcef682927.txt"
+
+
+def papers_in(texts: list[str]) -> list[str]:
+    """The titles of the papers in the messages (each paper opens with its bold title)."""
+    titles = [m for text in texts for m in re.findall(r"^<b>(.+)</b>", text, re.M)]
+    return [re.sub(r"</?u>", "", title) for title in titles]
+
+
+def alerts(world: World, chat_id: int) -> list[str]:
+    return [t for t in world.server.texts(chat_id) if "<blockquote expandable>" in t]
+
+
+def ledger(world: World, chat_id: int) -> dict[str, int]:
+    with world.paperbot.database.session() as session:
+        return deliveries.count_deliveries(session, chat_id=chat_id)
+
+
+async def instant_user(world: World, chat_id: int, *filters: str) -> None:
+    for source in filters:
+        await world.command(chat_id, f"/subscribe {source}")
+    await world.command(chat_id, "/mode instant")
+
+
+async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"')
+    await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
+    report = await world.paperbot.deliver()
+    texts = alerts(world, ADA)
+    titles = papers_in(texts)
+    assert sorted(t.split(" ", 1)[0] for t in titles) == ["<b>BeNice!</b>", "ElasticKV:"] or (
+        len(titles) == 2 and any("BeNice!" in t for t in titles)
+    )
+    assert report.sent == 2 and ledger(world, ADA) == {"sent": 2}
+    message = world.server.sent(ADA)[-1]
+    assert message["parse_mode"] == "HTML" and message["link_preview_options"]["is_disabled"]
+    assert '"kv cache" (filter 1)' in texts[0] and "TL;DR" in texts[0] or "derived" in texts[0]
+    assert "<b>KV-cache</b>" in "".join(texts) or "<b>KV cache</b>" in "".join(texts)
+
+    assert (await world.paperbot.deliver()).messages == 0  # the next tick: nothing twice
+
+
+async def test_an_overlapping_or_renamed_listing_sends_nothing_twice(world: World) -> None:
+    await instant_user(world, ADA, "language")
+    await world.drop(SEED_000)
+    await world.paperbot.deliver()
+    first = papers_in(alerts(world, ADA))
+    await world.drop(SEED_002)  # shares papers with 000
+    await world.drop(copy_txt=(world.inbox / SEED_000).read_text())
+    await world.paperbot.deliver()
+    every = papers_in(alerts(world, ADA))
+    assert len(every) == len(set(every)) and set(first) <= set(every)
+
+
+async def test_two_filters_matching_one_paper_give_one_message_naming_both(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"', "looped")
+    await world.drop(SEED_002)
+    await world.paperbot.deliver()
+    benice = [t for t in alerts(world, ADA) if "BeNice!" in t]
+    assert len(benice) == 1
+    assert '"kv cache" (filter 1), looped (filter 2)' in benice[0]
+
+
+async def test_a_filter_added_later_does_not_flood_the_chat(world: World) -> None:
+    await world.drop(SEED_000, SEED_002)
+    await instant_user(world, ADA, "language")
+    await world.paperbot.deliver()
+    assert alerts(world, ADA) == []
+
+
+async def test_digest_at_eight_berlin_time_across_the_dst_change(world: World) -> None:
+    world.clock.now = datetime(2026, 10, 23, 12, 0, tzinfo=UTC)
+    for command in ('/subscribe "kv cache"', "/timezone Europe/Berlin", "/time 08:00"):
+        await world.command(ADA, command)
+    await world.drop(SEED_002)
+    await world.paperbot.deliver()  # digest mode: instant delivery leaves it alone
+    assert alerts(world, ADA) == []
+
+    async def digest_at(hour: int, minute: int, day: int) -> list[str]:
+        world.clock.now = datetime(2026, 10, day, hour, minute, tzinfo=UTC)
+        before = len(world.server.texts(ADA))
+        await world.paperbot.send_due_digests()
+        return world.server.texts(ADA)[before:]
+
+    assert await digest_at(5, 59, 24) == []  # 07:59 CEST
+    sent = await digest_at(6, 0, 24)  # 08:00 CEST
+    assert len(sent) == 1 and "Your digest" in sent[0] and "1 new paper" in sent[0]
+    assert "BeNice!" in sent[0] and ledger(world, ADA) == {"sent": 1}
+    assert await digest_at(6, 30, 24) == []  # once a day
+    # 25 October 2026: clocks go back, 08:00 is now 07:00 UTC
+    assert await digest_at(6, 59, 25) == []
+    quiet = await digest_at(7, 0, 25)
+    assert quiet == ["No announcement since the last digest: no new listing arrived."]
+
+
+async def test_a_digest_missed_while_down_goes_out_on_return(world: World) -> None:
+    await world.command(ADA, "/subscribe looped")
+    await world.drop(SEED_002)
+    world.clock.advance(days=3)  # the bot was down through several 08:00s
+    await world.paperbot.send_due_digests()
+    await world.paperbot.send_due_digests()
+    digests = [t for t in world.server.texts(ADA) if "Your digest" in t]
+    assert len(digests) == 1 and "BeNice!" in digests[0]
+
+
+async def test_pause_holds_everything_and_digest_sends_now(world: World) -> None:
+    await world.command(ADA, "/subscribe looped")
+    await world.command(ADA, "/pause")
+    await world.drop(SEED_002)
+    world.clock.advance(days=1)
+    await world.paperbot.send_due_digests()
+    assert "Alerts are paused" in await world.command(ADA, "/digest")
+    assert alerts(world, ADA) == [] and ledger(world, ADA) == {"pending": 1}
+    assert "Waiting for you: 1 papers" in await world.command(ADA, "/status")
+    await world.command(ADA, "/resume")
+    world.server.say(ADA, "/digest")
+    await world.server.wait_for(lambda: "That was everything" in world.server.texts(ADA)[-1])
+    assert len(alerts(world, ADA)) == 1
+    assert ledger(world, ADA) == {"sent": 1}
+
+
+async def test_flood_control_waits_retry_after_and_sends_the_same_message(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"')
+    await world.drop(SEED_002)
+    world.server.fail("sendMessage", "429", chat_id=ADA, retry_after=7)
+    report = await world.paperbot.deliver()
+    assert report.sent == 1 and report.retries == 1 and 7 in world.time.slept
+    refused, accepted = [
+        c for c in world.server.calls_to("sendMessage") if "BeNice" in c.params["text"]
+    ]
+    assert not refused.ok and accepted.ok and refused.params["text"] == accepted.params["text"]
+
+
+async def test_server_errors_dropped_connections_and_timeouts_still_deliver(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"')
+    await world.drop(SEED_002)
+    world.server.fail("sendMessage", "500", chat_id=ADA)
+    world.server.fail("sendMessage", "drop", chat_id=ADA)
+    world.server.fail("sendMessage", "slow", chat_id=ADA, delay=1.5)  # the bot waits 1 s
+    world.server.fail("sendMessage", "502", chat_id=ADA)
+    report = await world.paperbot.deliver()
+    assert report.sent == 1 and report.retries == 4
+    assert world.time.slept == [1.0, 2.0, 4.0, 8.0]  # backing off
+    assert ledger(world, ADA) == {"sent": 1}
+
+
+async def test_telegram_down_for_long_leaves_rows_pending_for_the_next_tick(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"')
+    await world.drop(SEED_002)
+    world.server.fail("sendMessage", "500", chat_id=ADA, times=8)
+    report = await world.paperbot.deliver()
+    assert report.sent == 0 and report.waiting == 1 and ledger(world, ADA) == {"pending": 1}
+    assert (await world.paperbot.deliver()).sent == 1 and ledger(world, ADA) == {"sent": 1}
+
+
+async def test_a_blocked_user_makes_the_chat_inactive_and_rows_undeliverable(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"')
+    await instant_user(world, BOB, '"kv cache"')
+    await world.drop(SEED_002)
+    world.server.blocked.add(ADA)  # blocked, and the update has not arrived yet
+    report = await world.paperbot.deliver()
+    assert report.chats_gone == [ADA] and report.sent == 1
+    with world.paperbot.database.session() as session:
+        chat = chats.get_chat(session, chat_id=ADA)
+        rows = deliveries.all_deliveries(session, chat_id=ADA)
+    assert chat is not None and not chat.active
+    assert [r.status for r in rows] == ["failed"] and "blocked" in (rows[0].reason or "")
+    assert ledger(world, BOB) == {"sent": 1}
+
+
+async def test_a_refused_message_is_sent_as_plain_text_not_dropped(world: World) -> None:
+    await instant_user(world, ADA, '"kv cache"')
+    await world.drop(SEED_002)
+    world.server.fail("sendMessage", "400", chat_id=ADA)
+    await world.paperbot.deliver()
+    last = world.server.sent(ADA)[-1]
+    assert last["parse_mode"] is None and "BeNice!" in last["text"] and "<b>" not in last["text"]
+    assert ledger(world, ADA) == {"sent": 1}
+
+
+async def test_the_sender_keeps_telegrams_limits(make_world: Any) -> None:
+    world: World = await make_world(limits=Limits())
+    group = -700
+    world.server.add_group(group, admins={1})
+    await instant_user(world, ADA, "language", "model", "learning")
+    await world.command(group, "/subscribe language", user_id=1)
+    await world.command(group, "/mode instant", user_id=1)
+    await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
+    world.time.slept.clear()
+    start = world.time.now
+    await world.paperbot.deliver()
+    sends = [c for c in world.server.calls_to("sendMessage") if "blockquote" in c.params["text"]]
+    to_ada = sum(1 for c in sends if c.params["chat_id"] == str(ADA))
+    to_group = sum(1 for c in sends if c.params["chat_id"] == str(group))
+    assert to_ada >= 2 and to_group >= 2
+    # one message a second to a chat, twenty a minute to a group: the fake clock shows the waits
+    assert world.time.now - start >= max(to_ada - 1, 3 * (to_group - 1))
+
+
+async def test_updates_reach_only_chats_that_follow_them_labelled(world: World) -> None:
+    await instant_user(world, ADA, "mamba")
+    await instant_user(world, BOB, "mamba")
+    await world.command(BOB, "/updates on")
+    await world.drop(v1_xml=feed("2610.00001", 1, "new"))
+    await world.paperbot.deliver()
+    world.clock.advance(days=1)
+    await world.drop(v2_xml=feed("2610.00001", 2, "replace"))
+    await world.paperbot.deliver()
+    assert papers_in(alerts(world, ADA)) == ["Mamba at scale"]
+    assert papers_in(alerts(world, BOB)) == ["Mamba at scale", "Updated (v2): Mamba at scale"]
+
+
+def feed(arxiv_id: str, version: int, announce: str) -> str:
+    return f"""<?xml version='1.0' encoding='UTF-8'?>
+<rss xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:dc="http://purl.org/dc/elements/1.1/"
+ version="2.0"><channel><title>cs.LG updates on arXiv.org</title>
+<link>http://rss.arxiv.org/rss/cs.LG</link><description>cs.LG</description>
+<item><title>Mamba at scale</title><link>https://arxiv.org/abs/{arxiv_id}</link>
+<description>arXiv:{arxiv_id}v{version} Announce Type: {announce}
+Abstract: We study Mamba models at scale, version {version}.</description>
+<guid isPermaLink="false">oai:arXiv.org:{arxiv_id}v{version}</guid><category>cs.LG</category>
+<pubDate>Fri, 23 Oct 2026 00:00:00 -0400</pubDate>
+<arxiv:announce_type>{announce}</arxiv:announce_type>
+<dc:creator>Ada Lovelace</dc:creator></item></channel></rss>"""
