@@ -92,6 +92,10 @@ def _cmd_status(args: argparse.Namespace, database: Database) -> int:
         print(f"papers: {status.papers}")
         print(f"files: {files}")
         print(f"last announcement: {status.last_announcement or 'none yet'}")
+        chats = ", ".join(f"{n} {state}" for state, n in status.chats.items())
+        print(f"chats: {chats}; filters: {status.filters}")
+        ledger = ", ".join(f"{n} {s}" for s, n in sorted(status.deliveries.items())) or "none"
+        print(f"deliveries: {ledger} ({status.pending_deliveries} pending)")
     return EXIT_OK
 
 
@@ -157,12 +161,7 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
 def _cmd_run(settings: Settings, database: Database) -> int:
     from bot.telegram.app import run_service
 
-    try:
-        token = settings.require_token()
-    except SettingsError as error:
-        print(f"paperbot: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    run_service(settings, database, token)
+    run_service(settings, database, settings.require_token())
     return EXIT_OK
 
 
@@ -192,6 +191,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except SettingsError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.command == "run":
+        try:
+            settings.require_token()
+        except SettingsError as error:
+            print(f"paperbot: {error}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         if args.command == "db":
             return _cmd_db(args, settings)

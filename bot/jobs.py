@@ -12,7 +12,9 @@ DIGEST_SECONDS = 30
 
 
 async def scan_inbox(paperbot: Paperbot) -> None:
+    """New listings in, matched, and instant alerts out at once (not a delivery tick later)."""
     await asyncio.to_thread(paperbot.scan)
+    await paperbot.deliver()
 
 
 async def deliver(paperbot: Paperbot) -> None:

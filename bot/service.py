@@ -18,7 +18,8 @@ from bot.core.listings import ListingError, parse_listing
 from bot.core.matcher import matches
 from bot.core.paper import Paper
 from bot.core.query import QueryLimits, canonical, parse_query
-from bot.store import Database, files, papers
+from bot.store import Database, chats, deliveries, files, papers
+from bot.store.deliveries import UNFINISHED
 
 log = logging.getLogger(__name__)
 
@@ -274,11 +275,23 @@ class StoreStatus:
     papers: int
     files: dict[str, int]
     last_announcement: date | None
+    chats: dict[str, int]  # active, paused (of the active), inactive
+    filters: int
+    deliveries: dict[str, int]  # by status
+
+    @property
+    def pending_deliveries(self) -> int:
+        return sum(self.deliveries.get(status, 0) for status in UNFINISHED)
 
     def as_json(self) -> dict[str, object]:
         return {
             "papers": self.papers,
             "files": self.files,
+            "chats": self.chats["active"] + self.chats["inactive"],
+            "chats_by_state": self.chats,
+            "filters": self.filters,
+            "pending_deliveries": self.pending_deliveries,
+            "deliveries": self.deliveries,
             "last_announcement": self.last_announcement.isoformat()
             if self.last_announcement
             else None,
@@ -291,6 +304,9 @@ def store_status(database: Database) -> StoreStatus:
             papers=papers.count_papers(session),
             files=files.count_files_by_status(session),
             last_announcement=papers.last_announcement(session),
+            chats=chats.count_chats(session),
+            filters=chats.count_filters(session),
+            deliveries=deliveries.count_deliveries(session),
         )
 
 

@@ -79,6 +79,7 @@ class FakeTelegram:
         self.sends: list[tuple[float, int]] = []  # (monotonic time, chat id) of accepted messages
         self.flood_refusals = 0
         self._server: ThreadingHTTPServer | None = None
+        self.base_url = ""
 
     # -- the server --------------------------------------------------------------------------
 
@@ -117,7 +118,8 @@ class FakeTelegram:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return f"http://127.0.0.1:{self._server.server_address[1]}/bot"
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/bot"
+        return self.base_url
 
     def stop(self) -> None:
         if self._server is not None:

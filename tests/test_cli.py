@@ -23,7 +23,7 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def paperbot(
-    workdir: Path, *args: str, env: dict[str, str] | None = None
+    workdir: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
     environment["PYTHONPATH"] = str(ROOT)
@@ -32,6 +32,7 @@ def paperbot(
         [sys.executable, "-m", "bot", *args],
         cwd=workdir,
         env=environment,
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=120,
@@ -86,6 +87,13 @@ def test_status_json(workdir: Path) -> None:
     assert result.returncode == 0
     document = json.loads(result.stdout)
     assert document["papers"] == 37 and document["files"] == {"ingested": 3}
+    assert document["chats"] == 0 and document["pending_deliveries"] == 0
+
+
+def test_run_without_a_token_is_one_line_and_exit_2(workdir: Path) -> None:
+    result = paperbot(workdir, "run")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "PAPERBOT_TELEGRAM_TOKEN" in result.stderr
 
 
 def test_db_upgrade(workdir: Path) -> None:

@@ -1,0 +1,57 @@
+"""`paperbot console` driven through a pipe, as the README's main command runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from tests.conftest import SEEDS
+from tests.test_cli import paperbot
+
+SETTLED = {"PAPERBOT_INBOX_SETTLE_SECONDS": "0"}
+
+
+def test_subscribe_shows_the_filter_as_understood_and_the_seed_papers(tmp_path: Path) -> None:
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    result = paperbot(tmp_path, "console", stdin='/subscribe "kv cache"\n', env=SETTLED)
+    assert result.returncode == 0, result.stderr
+    assert 'Filter 1 saved, understood as "kv cache".' in result.stdout
+    assert "would have matched 2 papers" in result.stdout
+    assert "• BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
+    assert "• ElasticKV" in result.stdout
+    assert "> " not in result.stdout  # piped: no prompt, no banner
+
+
+def test_alerts_are_printed_when_a_listing_arrives(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"}
+    setup = paperbot(tmp_path, "console", stdin='/subscribe "kv cache"\n/mode instant\n', env=env)
+    assert "Instant" in setup.stdout
+    for seed in SEEDS.iterdir():
+        shutil.copy(seed, tmp_path / "inbox" / seed.name)
+        os.utime(tmp_path / "inbox" / seed.name, (0, 0))
+    result = paperbot(tmp_path, "console", stdin="", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
+    assert "**KV-cache**" in result.stdout and 'matched "kv cache" (filter 1)' in result.stdout
+    assert "<b>" not in result.stdout and "&amp;" not in result.stdout
+    again = paperbot(tmp_path, "console", stdin="/status\n", env=env)
+    assert "BeNice" not in again.stdout and "Waiting for you: 0 papers" in again.stdout
+    status = json.loads(paperbot(tmp_path, "status", "--json").stdout)
+    assert status["chats"] == 1 and status["deliveries"] == {"sent": 2}
+
+
+def test_buttons_and_multi_line_import(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    script = "/import\nmamba\nfoo:bar\nau:Hassani\n\n/list\n#1\n/export\n/stop\n#1\n/list\n"
+    result = paperbot(tmp_path, "console", "--chat-id", "7", stdin=script, env={
+        **SETTLED, "PAPERBOT_INBOX_DIR": "inbox"})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Imported 2 filters. 1 line not imported:\nline 2: unknown field" in out
+    assert "  #1 Remove 1\n  #2 Remove 2" in out
+    assert "Removed.\nYour filters:\n1. au:hassani" in out
+    assert "Your filters, one per line (send them back with /import):\nau:Hassani" in out
+    assert out.rstrip().endswith('No filters yet. Add one with /subscribe "kv cache".')
