@@ -1,11 +1,17 @@
 """The documents say what the code does: the README's test command is CI's, every setting is in
-the example config and the README."""
+the example config and the README, every command is in /help, the menu and the README."""
 
 from __future__ import annotations
 
 import re
 
+from bot.app import Paperbot
+from bot.commands import COMMANDS, Caller, run_command
 from bot.config import Settings
+from bot.postman import Postman
+from bot.service import utc_now
+from bot.store import Database
+from bot.telegram.app import bot_menu
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -19,7 +25,7 @@ def quick_start_commands() -> list[str]:
 def test_quick_start_is_two_commands() -> None:
     commands = quick_start_commands()
     assert len(commands) == 2
-    assert commands[0].endswith("paperbot ingest seeds/")
+    assert commands[0].endswith("pip install . && paperbot console")
     assert commands[1].endswith("python -m pytest")
 
 
@@ -38,3 +44,22 @@ def test_every_setting_is_in_the_example_config_and_the_readme() -> None:
             assert re.search(rf"^#? ?{key} =", config, re.M), f"{section_name}.{key} not in config"
             variable = f"PAPERBOT_{section_name}_{key}".upper()
             assert variable in README, f"{variable} not in README"
+
+
+class SilentTransport:
+    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+        raise AssertionError("/help sends nothing through the ledger")
+
+
+async def test_every_command_is_in_help_the_menu_and_the_readme(database: Database) -> None:
+    postman = Postman(database, SilentTransport(), clock=utc_now)
+    settings = Settings(admin={"chat_ids": [1]})
+    help_text = (
+        await run_command(Paperbot(settings, database, postman), Caller(1), "help", "")
+    ).text
+    menu = {name for name, _ in bot_menu()}
+    for command in COMMANDS:
+        for name in (command.name, *command.aliases):
+            assert f"/{name}" in help_text, f"/{name} not in /help"
+            assert f"`/{name}" in README or f"(`/{name}`)" in README, f"/{name} not in README"
+        assert command.name in menu or command.operators_only

@@ -145,12 +145,15 @@ def _job(
     return callback
 
 
+def bot_menu() -> list[tuple[str, str]]:
+    """Telegram's command menu: every command but the operators' own."""
+    return [(c.name, c.help) for c in COMMANDS if not c.operators_only]
+
+
 async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """At start: the command menu, rows in flight at the last stop resumed, jobs scheduled."""
     paperbot: Paperbot = application.bot_data["paperbot"]
-    await application.bot.set_my_commands(
-        [BotCommand(c.name, c.help) for c in COMMANDS if not c.operators_only]
-    )
+    await application.bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
     resumed = paperbot.postman.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
