@@ -7,7 +7,7 @@ everything else (which rows, which messages, rates, retries, the ledger's states
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import functools
 import logging
 import time
 from collections import defaultdict
@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Protocol
 
 from bot.core.highlight import Highlight, highlights
+from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, parse_query
 from bot.core.render import (
     Item,
@@ -87,6 +88,9 @@ class Limits:
         return cls(0, 0, 0)
 
 
+MARGIN = 1.03  # messages leave a little under the limits: network jitter must not cross them
+
+
 class RateLimiter:
     """Spaces messages so that no limit is exceeded: a slot per message, taken in order."""
 
@@ -101,6 +105,7 @@ class RateLimiter:
         per_chat = self.limits.chat_interval
         if chat_id < 0 and self.limits.group_per_minute:
             per_chat = max(per_chat, 60 / self.limits.group_per_minute)
+        overall, per_chat = overall * MARGIN, per_chat * MARGIN
         slot = max(now, self.next_overall, self.next_for_chat.get(chat_id, 0.0))
         self.next_overall = slot + overall
         self.next_for_chat[chat_id] = slot + per_chat
@@ -140,7 +145,7 @@ class Postman:
         limits: Limits | None = None,
         sleep: Sleep = asyncio.sleep,
         monotonic: Callable[[], float] = time.monotonic,
-        concurrency: int = 32,
+        concurrency: int = 8,
     ) -> None:
         self.database, self.transport, self.clock = database, transport, clock
         self.limits = limits or Limits()
@@ -177,8 +182,7 @@ class Postman:
                 if known is None:
                     continue  # removed since it matched: the paper still goes, as promised
                 matched.append(MatchedFilter(numbers.get(filter_id, 0), known.canonical))
-                with contextlib.suppress(InvalidQuery):  # shown without marks, still sent
-                    marks += highlights(parse_query(known.source), paper)
+                marks += _marks(known.source, paper)
             is_update = all(r.is_update for r in settled)
             marks.sort(key=lambda m: (m.field, m.start))
             items.append((Item(paper, _merge_marks(marks), matched, is_update), settled))
@@ -347,6 +351,15 @@ class Postman:
         for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
             report.add(part)
         return report
+
+
+@functools.lru_cache(maxsize=4096)
+def _marks(source: str, paper: Paper) -> list[Highlight]:
+    """The words a filter matched in a paper; many chats share popular filters, so remembered."""
+    try:
+        return highlights(parse_query(source), paper)
+    except InvalidQuery:  # stored by an older paperbot: the paper is still sent, unmarked
+        return []
 
 
 def _with_rows(

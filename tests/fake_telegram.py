@@ -55,6 +55,11 @@ class Fault:
     delay: float = 0.0
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # a burst of new connections is not refused
+    daemon_threads = True
+
+
 class ApiError(Exception):
     def __init__(self, code: int, description: str, **parameters: Any) -> None:
         super().__init__(description)
@@ -88,6 +93,7 @@ class FakeTelegram:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as they are written
 
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 length = int(self.headers.get("Content-Length") or 0)
@@ -115,8 +121,7 @@ class FakeTelegram:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/bot"
         return self.base_url
@@ -211,6 +216,15 @@ class FakeTelegram:
         if user_id in self.admins.get(chat_id, set()):
             return {"status": "creator", "user": user, "is_anonymous": False}
         return {"status": "member", "user": user}
+
+    def api_fakeStats(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        """Not Telegram's: what a benchmark in another process needs to know."""
+        with self.changed:
+            return {
+                "sends": [t for t, _ in self.sends],
+                "flood_refusals": self.flood_refusals,
+                "texts": [c.params.get("text") for c in self.calls if c.method == "sendMessage"],
+            }
 
     def api_answerCallbackQuery(self, params: dict[str, Any]) -> Any:  # noqa: N802
         return True
@@ -398,3 +412,19 @@ class FakeTelegram:
         self.say(chat_id, text, **who)
         await self.wait_for(lambda: len(self.sent(chat_id)) > before)
         return self.sent(chat_id)[before]
+
+
+def main() -> None:
+    """Run the server alone (benchmarks use a separate process, so that the bot and the server
+    do not share one interpreter): prints its base URL, serves until stdin closes."""
+    import sys
+
+    sys.setswitchinterval(1e-4)  # many connection threads: hand the GIL over quickly
+    server = FakeTelegram(enforce_limits="--enforce-limits" in sys.argv)
+    print(server.start(), flush=True)
+    sys.stdin.read()
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -13,6 +13,7 @@ ATTRIBUTE = r"""\s+[a-zA-Z-]+(?:="[^"<>]*"|='[^'<>]*')?"""
 TAG = re.compile(rf"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:{ATTRIBUTE})*)\s*>")
 ENTITY = re.compile(r"&(?:lt|gt|amp|quot|#\d{1,7}|#x[0-9a-fA-F]{1,6});")
 NAMED = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"'}
+SPECIAL = re.compile(r"[<>&]")
 MESSAGE_LIMIT = 4096
 
 
@@ -25,7 +26,11 @@ def parse_html(text: str) -> str:
     out: list[str] = []
     stack: list[str] = []
     i = 0
-    while i < len(text):
+    for special in SPECIAL.finditer(text):
+        if special.start() < i:
+            continue  # inside a tag or entity already read
+        out.append(text[i : special.start()])
+        i = special.start()
         char = text[i]
         if char == "<":
             match = TAG.match(text, i)
@@ -33,10 +38,10 @@ def parse_html(text: str) -> str:
                 raise EntityError(f"Can't parse entities: unexpected < at byte offset {i}")
             closing, name = match.group(1) == "/", match.group(2).lower()
             if name not in TAGS:
-                raise EntityError(f'Can\'t parse entities: unsupported start tag "{name}"')
+                raise EntityError(f"Can't parse entities: unsupported start tag \"{name}\"")
             if closing:
                 if not stack or stack[-1] != name:
-                    raise EntityError(f'Can\'t parse entities: unmatched end tag "{name}"')
+                    raise EntityError(f"Can't parse entities: unmatched end tag \"{name}\"")
                 stack.pop()
             else:
                 if name == "a" and "href=" not in match.group(3):
@@ -54,11 +59,9 @@ def parse_html(text: str) -> str:
                 number = entity[2:-1]
                 out.append(chr(int(number[1:], 16) if number.startswith("x") else int(number)))
             i = match.end()
-        elif char == ">":
-            raise EntityError(f"Can't parse entities: unexpected > at byte offset {i}")
         else:
-            out.append(char)
-            i += 1
+            raise EntityError(f"Can't parse entities: unexpected > at byte offset {i}")
+    out.append(text[i:])
     if stack:
         raise EntityError(f"Can't parse entities: can't find end tag corresponding to {stack[-1]}")
     return "".join(out)

@@ -104,9 +104,10 @@ def mark_deliveries(
     values: dict[str, object] = {"status": status, "reason": reason}
     if status == "sent":
         values.update(message_id=message_id, sent_at=now)
-    session.execute(
+    statement = (
         update(DeliveryTable).where(col(DeliveryTable.id).in_(delivery_ids)).values(**values)
     )
+    session.execute(statement, execution_options={"synchronize_session": False})
 
 
 def reset_sending(session: Session) -> int:

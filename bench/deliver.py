@@ -1,0 +1,173 @@
+"""Delivery throughput against the fake Bot API server (tests/fake_telegram.py) on 127.0.0.1.
+
+Two runs, one JSON object:
+
+* limits off: how many messages per second paperbot renders and pushes from the ledger (each a
+  state change before and after, rendering, the HTTP call), next to the plain reference: the
+  same number of pre-rendered messages sent with bare `Bot.send_message` at the same concurrency.
+* limits on: the server refuses, as Telegram would, anything over 30 messages/s overall, 1/s per
+  chat or 20/min per group; the share of the allowed 30/s that paperbot reaches, and the 429s.
+
+    python bench/deliver.py --chats 100 --limited-messages 240 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from telegram import Bot  # noqa: E402
+from telegram.request import HTTPXRequest  # noqa: E402
+
+from bot import service  # noqa: E402
+from bot.ledger import FilterCache, plan_deliveries  # noqa: E402
+from bot.postman import Limits, Postman  # noqa: E402
+from bot.store import Database, chats, deliveries  # noqa: E402
+from bot.telegram.transport import NO_PREVIEW, TelegramTransport  # noqa: E402
+
+EVERYTHING = "cat:cs.* OR cat:math.* OR cat:stat.* OR cat:physics.* OR cat:q-bio.* OR cat:eess.*"
+CONCURRENCY = 8  # as the bot runs (Postman default)
+
+
+def prepare(folder: Path, chat_count: int, filter_source: str) -> Database:
+    """Seeds stored, chats in instant mode with one filter each, every match planned."""
+    database = Database.open(f"sqlite:///{folder / 'bench.db'}")
+    service.ingest_paths(database, [ROOT / "seeds"])
+    now = datetime.now(UTC)
+    with database.session() as session:
+        for chat_id in range(1, chat_count + 1):
+            chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
+            chats.update_chat(session, chat_id=chat_id, mode="instant")
+            chats.add_filter(
+                session, chat_id=chat_id, source=filter_source, canonical=filter_source, now=now
+            )
+    # papers ingested before the filters count as new here: this run is about sending them
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE paper SET matched_at = NULL")
+    plan_deliveries(database, FilterCache(), now=now)
+    return database
+
+
+class Server:
+    """The fake Bot API server in a process of its own, as Telegram would be."""
+
+    def __init__(self, *, enforce_limits: bool) -> None:
+        command = [sys.executable, "-m", "tests.fake_telegram"]
+        command += ["--enforce-limits"] if enforce_limits else []
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.process.stdout is not None
+        self.base_url = self.process.stdout.readline().strip()
+
+    async def stats(self, bot: Bot) -> dict[str, Any]:
+        found: dict[str, Any] = await bot.do_api_request("fakeStats")
+        return found
+
+    def stop(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def bot_for(server: Server) -> Bot:
+    request = HTTPXRequest(connection_pool_size=CONCURRENCY + 4)
+    return Bot("123:BENCH", base_url=server.base_url, request=request)
+
+
+async def unlimited(folder: Path, chat_count: int) -> dict[str, object]:
+    server = Server(enforce_limits=False)
+    database = prepare(folder / "unlimited", chat_count, EVERYTHING)
+    bot = bot_for(server)
+    async with bot:
+        postman = Postman(
+            database, TelegramTransport(bot), clock=service.utc_now, limits=Limits.off(),
+            concurrency=CONCURRENCY,
+        )  # fmt: skip
+        start = time.perf_counter()
+        report = await postman.deliver_instant()
+        seconds = time.perf_counter() - start
+        texts = (await server.stats(bot))["texts"]
+
+        semaphore = asyncio.Semaphore(CONCURRENCY)
+
+        async def send(number: int, text: str) -> None:
+            async with semaphore:
+                await bot.send_message(number % chat_count + 1, text, parse_mode="HTML",
+                                       link_preview_options=NO_PREVIEW)  # fmt: skip
+
+        start = time.perf_counter()
+        await asyncio.gather(*(send(n, text) for n, text in enumerate(texts)))
+        reference_seconds = time.perf_counter() - start
+    with database.session() as session:
+        ledger = deliveries.count_deliveries(session)
+    database.close()
+    server.stop()
+    return {
+        "messages": report.messages,
+        "papers": report.sent,
+        "ledger": ledger,
+        "seconds": round(seconds, 3),
+        "messages_per_second": round(report.messages / seconds, 1),
+        "reference_seconds": round(reference_seconds, 3),
+        "reference_messages_per_second": round(len(texts) / reference_seconds, 1),
+        "reference": "the same messages, pre-rendered, sent with bare Bot.send_message",
+    }
+
+
+async def limited(folder: Path, messages: int) -> dict[str, object]:
+    """One paper per chat and one message each, so the overall 30/s is the limit that binds."""
+    server = Server(enforce_limits=True)
+    database = prepare(folder / "limited", messages, '"kv cache"')
+    bot = bot_for(server)
+    async with bot:
+        postman = Postman(database, TelegramTransport(bot), clock=service.utc_now, limits=Limits())
+        start = time.perf_counter()
+        report = await postman.deliver_instant()
+        seconds = time.perf_counter() - start
+        stats = await server.stats(bot)
+    database.close()
+    server.stop()
+    sends = sorted(stats["sends"])
+    span = sends[-1] - sends[0] if len(sends) > 1 else 0.0
+    rate = (len(sends) - 1) / span if span else 0.0
+    return {
+        "messages": report.messages,
+        "seconds": round(seconds, 3),
+        "messages_per_second": round(rate, 2),
+        "allowed_per_second": 30,
+        "share_of_allowed": round(rate / 30, 3),
+        "refused_429": stats["flood_refusals"],
+        "retries": report.retries,
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chats", type=int, default=100, help="chats in the unlimited run")
+    parser.add_argument("--limited-messages", type=int, default=240)
+    parser.add_argument("--json", action="store_true", help="only the JSON object")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("unlimited", "limited"):
+            (Path(folder) / name).mkdir()
+        result = {
+            "limits_off": await unlimited(Path(folder), args.chats),
+            "limits_on": await limited(Path(folder), args.limited_messages),
+        }
+    print(json.dumps(result, indent=None if args.json else 2))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
