@@ -88,29 +88,44 @@ class Limits:
         return cls(0, 0, 0)
 
 
-MARGIN = 1.03  # messages leave a little under the limits: network jitter must not cross them
+MARGIN = 1.04  # messages leave a little under the limits: network jitter must not cross them
 
 
 class RateLimiter:
-    """Spaces messages so that no limit is exceeded: a slot per message, taken in order."""
+    """Spaces messages so that no limit is exceeded: each chat's turn first, then a slot of the
+    overall rate taken just before the request goes out (so requests never leave in a bunch)."""
 
     def __init__(self, limits: Limits, sleep: Sleep, monotonic: Callable[[], float]) -> None:
         self.limits, self.sleep, self.monotonic = limits, sleep, monotonic
         self.next_overall = 0.0
+        self.overall_lock = asyncio.Lock()
         self.next_for_chat: dict[int, float] = {}
 
-    async def wait_turn(self, chat_id: int) -> None:
-        now = self.monotonic()
-        overall = 1 / self.limits.overall_per_second if self.limits.overall_per_second else 0
+    async def _until(self, moment: float, now: float) -> None:
+        if moment > now:
+            await self.sleep(moment - now)
+
+    async def wait_chat_turn(self, chat_id: int) -> None:
         per_chat = self.limits.chat_interval
         if chat_id < 0 and self.limits.group_per_minute:
             per_chat = max(per_chat, 60 / self.limits.group_per_minute)
-        overall, per_chat = overall * MARGIN, per_chat * MARGIN
-        slot = max(now, self.next_overall, self.next_for_chat.get(chat_id, 0.0))
-        self.next_overall = slot + overall
-        self.next_for_chat[chat_id] = slot + per_chat
-        if slot > now:
-            await self.sleep(slot - now)
+        now = self.monotonic()
+        slot = max(now, self.next_for_chat.get(chat_id, 0.0))
+        self.next_for_chat[chat_id] = slot + per_chat * MARGIN
+        await self._until(slot, now)
+
+    async def wait_overall_turn(self) -> None:
+        """One sender at a time; the next slot counts from the moment this one really leaves, so
+        a busy moment never lets several go at once to catch up."""
+        async with self.overall_lock:
+            rate = self.limits.overall_per_second
+            interval = MARGIN / rate if rate else 0
+            now = self.monotonic()
+            target = max(now, self.next_overall)
+            await self._until(target, now)
+            left = self.monotonic()
+            # a sleep's small overshoot is not added up; a stall of the loop is not caught up
+            self.next_overall = (target if left - target < interval / 2 else left) + interval
 
 
 @dataclass
@@ -151,7 +166,7 @@ class Postman:
         self.limits = limits or Limits()
         self.sleep = sleep
         self.limiter = RateLimiter(self.limits, sleep, monotonic)
-        self.concurrency = asyncio.Semaphore(concurrency)
+        self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     def resume(self) -> int:
@@ -195,10 +210,12 @@ class Postman:
         must wait for a later tick; raises ChatGone (and ChatMoved)."""
         html, backoff = True, self.limits.backoff_seconds
         for _attempt in range(self.limits.max_attempts):
-            await self.limiter.wait_turn(chat_id)
+            await self.limiter.wait_chat_turn(chat_id)
             try:
                 shown = text if html else to_plain(text)
-                return await self.transport.send(chat_id, shown, html=html)
+                async with self.in_flight:
+                    await self.limiter.wait_overall_turn()
+                    return await self.transport.send(chat_id, shown, html=html)
             except RetryLater as error:
                 report.retries += 1
                 log.warning("chat %d: %s", chat_id, error)
@@ -289,7 +306,7 @@ class Postman:
 
     async def _alert_chat(self, chat_id: int) -> SendReport:
         report = SendReport()
-        async with self.concurrency, self.chat_locks[chat_id]:
+        async with self.chat_locks[chat_id]:
             with self.database.session() as session:  # read under the lock: sent rows are gone
                 rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
             items = self._items(chat_id, rows)
