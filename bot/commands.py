@@ -33,6 +33,7 @@ class Button:
 class Reply:
     text: str  # Telegram HTML
     buttons: list[list[Button]] = field(default_factory=list)
+    notice: bool = False  # to a button press: a short notice, the message stays as it is
 
 
 @dataclass(frozen=True)
@@ -297,6 +298,7 @@ async def status(bot: Paperbot, chat: Chat, args: str) -> Reply:
         count = len(chats.chat_filters(session, chat_id=chat.id))
         last = files.last_file(session)
         announced = papers.last_announcement(session)
+        arrived = papers.count_papers_since(session, since=chat.last_digest_at)
     lines = [
         f"Filters: {count} (/list)",
         f"Mode: {chat.mode}" + (f", digest at {chat.digest_time}" if chat.mode == "digest" else ""),
@@ -307,6 +309,10 @@ async def status(bot: Paperbot, chat: Chat, args: str) -> Reply:
     ]
     if chat.mode == "digest" and not chat.paused:
         lines.append(f"Next digest: {_next_digest(bot, chat)}")
+    if arrived:
+        lines.append(f"Since the last digest: {arrived} new papers arrived")
+    else:
+        lines.append("Since the last digest: no announcement (no new listing)")
     if last is None:
         lines.append("No listing has arrived yet.")
     else:
@@ -452,7 +458,7 @@ async def press_button(bot: Paperbot, caller: Caller, data: str) -> Reply:
     """A button under one of our replies was pressed; the reply replaces that message."""
     action, _, value = data.partition(":")
     if not await caller.may_manage():
-        return Reply("Only this group's administrators can change its filters and settings.")
+        return Reply("Only the group's administrators can change its filters.", notice=True)
     if action == "remove" and value.isdigit():
         with bot.database.session() as session:
             removed = chats.remove_filters(session, chat_id=caller.chat_id, filter_ids=[int(value)])

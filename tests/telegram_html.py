@@ -38,10 +38,10 @@ def parse_html(text: str) -> str:
                 raise EntityError(f"Can't parse entities: unexpected < at byte offset {i}")
             closing, name = match.group(1) == "/", match.group(2).lower()
             if name not in TAGS:
-                raise EntityError(f"Can't parse entities: unsupported start tag \"{name}\"")
+                raise EntityError(f'Can\'t parse entities: unsupported start tag "{name}"')
             if closing:
                 if not stack or stack[-1] != name:
-                    raise EntityError(f"Can't parse entities: unmatched end tag \"{name}\"")
+                    raise EntityError(f'Can\'t parse entities: unmatched end tag "{name}"')
                 stack.pop()
             else:
                 if name == "a" and "href=" not in match.group(3):

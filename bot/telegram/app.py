@@ -92,6 +92,9 @@ async def on_button(update: Update, context: Context) -> None:
     if query is None or query.data is None:
         return
     reply = await press_button(context.paperbot, _caller(update, context), query.data)
+    if reply.notice:
+        await query.answer(reply.text, show_alert=True)
+        return
     await query.answer()
     await query.edit_message_text(
         reply.text, parse_mode=ParseMode.HTML, reply_markup=_markup(reply)

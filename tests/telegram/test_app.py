@@ -86,8 +86,12 @@ async def test_in_groups_only_administrators_change_filters(world: World) -> Non
     assert filters_of(world, group) == ["mamba"]
     assert "mamba" in await world.command(group, "/list", user_id=member)  # reading is fine
     listing = world.server.sent(group)[-1]
+    shown = str(listing["text"])
     world.server.press(group, listing["message_id"], "remove:1", user_id=member)
-    await world.server.wait_for(lambda: "administrators" in world.server.sent(group)[-1]["text"])
+    await world.server.wait_for(lambda: bool(world.server.calls_to("answerCallbackQuery")))
+    [answer] = world.server.calls_to("answerCallbackQuery")
+    assert "administrators" in answer.params["text"] and answer.params["show_alert"] == "true"
+    assert world.server.sent(group)[-1]["text"] == shown  # the list stays as it was
     assert filters_of(world, group) == ["mamba"]
     world.server.say(group, "just chatting", user_id=member)  # plain text in a group: silence
     assert "Usage" in await world.command(group, "/unsubscribe", user_id=admin)
