@@ -39,7 +39,7 @@ class Paperbot:
             clock=self.clock,
         )
         plan = plan_deliveries(self.database, self.filters, now=self.clock())
-        if any(f.status != "waiting" for f in report.files) or plan.deliveries:
+        if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
 

@@ -194,8 +194,9 @@ class Postman:
             matched, marks = [], []
             for filter_id in sorted({f for r in settled for f in r.filter_ids}):
                 known = filters.get(filter_id)
-                if known is None:
-                    continue  # removed since it matched: the paper still goes, as promised
+                if known is None:  # removed since it matched: the paper still goes, as promised
+                    matched.append(MatchedFilter(0, "a filter since removed"))
+                    continue
                 matched.append(MatchedFilter(numbers.get(filter_id, 0), known.canonical))
                 marks += _marks(known.source, paper)
             is_update = all(r.is_update for r in settled)
