@@ -133,13 +133,20 @@ async def help_(bot: Paperbot, chat: Chat, args: str) -> Reply:
     return Reply("\n".join(lines))
 
 
-async def subscribe(bot: Paperbot, chat: Chat, args: str) -> Reply:
+def _read_filter(bot: Paperbot, command: str, args: str) -> Node | Reply:
+    """The filter a command was given, or the reply that says what is wrong with it."""
     if not args:
-        return usage("subscribe")
+        return usage(command)
     try:
-        query = parse_query(args, bot.query_limits)
+        return parse_query(args, bot.query_limits)
     except InvalidQuery as error:
         return _bad_filter(args, error)
+
+
+async def subscribe(bot: Paperbot, chat: Chat, args: str) -> Reply:
+    query = _read_filter(bot, "subscribe", args)
+    if isinstance(query, Reply):
+        return query
     understood = canonical(query)
     with bot.database.session() as session:
         existing = chats.chat_filters(session, chat_id=chat.id)
@@ -164,12 +171,9 @@ async def subscribe(bot: Paperbot, chat: Chat, args: str) -> Reply:
 
 
 async def preview(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    if not args:
-        return usage("preview")
-    try:
-        query = parse_query(args, bot.query_limits)
-    except InvalidQuery as error:
-        return _bad_filter(args, error)
+    query = _read_filter(bot, "preview", args)
+    if isinstance(query, Reply):
+        return query
     count, titles = _recent_matches(bot, query)
     return Reply(
         f"<code>{escape(canonical(query))}</code> (not saved; /subscribe saves it)\n"
