@@ -86,6 +86,27 @@ def bot_for(server: Server) -> Bot:
     return Bot("123:BENCH", base_url=server.base_url, request=request)
 
 
+class NoTransport:
+    """Messages go nowhere: what rendering and the ledger cost without HTTP."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+        self.sent += 1
+        return self.sent
+
+
+async def pipeline(folder: Path, chat_count: int) -> float:
+    database = prepare(folder, chat_count, EVERYTHING)
+    postman = Postman(database, NoTransport(), clock=service.utc_now, limits=Limits.off())
+    start = time.perf_counter()
+    report = await postman.deliver_instant()
+    seconds = time.perf_counter() - start
+    database.close()
+    return round(report.messages / seconds, 1)
+
+
 async def unlimited(folder: Path, chat_count: int) -> dict[str, object]:
     server = Server(enforce_limits=False)
     database = prepare(folder / "unlimited", chat_count, EVERYTHING)
@@ -123,6 +144,7 @@ async def unlimited(folder: Path, chat_count: int) -> dict[str, object]:
         "reference_seconds": round(reference_seconds, 3),
         "reference_messages_per_second": round(len(texts) / reference_seconds, 1),
         "reference": "the same messages, pre-rendered, sent with bare Bot.send_message",
+        "without_http_messages_per_second": await pipeline(folder / "pipeline", chat_count),
     }
 
 
@@ -160,7 +182,7 @@ async def main() -> None:
     parser.add_argument("--json", action="store_true", help="only the JSON object")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        for name in ("unlimited", "limited"):
+        for name in ("unlimited", "limited", "pipeline"):
             (Path(folder) / name).mkdir()
         result = {
             "limits_off": await unlimited(Path(folder), args.chats),

@@ -236,9 +236,11 @@ class Postman:
     async def _send_messages(
         self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
     ) -> None:
-        for text, rows in messages:
+        marked: list[int] = []  # rows already marked sending (with the previous message's sent)
+        for position, (text, rows) in enumerate(messages):
             ids = [r.id for r in rows]
-            self._mark(ids, "sending")
+            if ids != marked:
+                self._mark(ids, "sending")
             try:
                 message_id = await self._send_one(chat_id, text, report)
             except ChatGone as error:
@@ -260,7 +262,9 @@ class Postman:
                 self._mark(ids, "pending")
                 report.waiting += len(rows)
                 return  # Telegram keeps failing: the rest waits for the next tick, in order
-            self._mark(ids, "sent", message_id=message_id)
+            following = messages[position + 1][1] if position + 1 < len(messages) else []
+            marked = [r.id for r in following]
+            self._mark(ids, "sent", message_id=message_id, then_sending=marked)
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
 
@@ -271,16 +275,23 @@ class Postman:
         *,
         message_id: int | None = None,
         reason: str | None = None,
+        then_sending: Sequence[int] = (),
     ) -> None:
+        """Rows to a new state; `then_sending`: the next message's rows, in the same commit."""
+        now = self.clock()
         with self.database.session() as session:
             deliveries.mark_deliveries(
                 session,
                 delivery_ids=ids,
                 status=status,
-                now=self.clock(),
+                now=now,
                 message_id=message_id,
                 reason=reason,
             )
+            if then_sending:
+                deliveries.mark_deliveries(
+                    session, delivery_ids=then_sending, status="sending", now=now
+                )
 
     def _chat_gone(self, chat_id: int, reason: str, report: SendReport) -> None:
         with self.database.session() as session:

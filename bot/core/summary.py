@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 HEADLINE_MAX = 140
@@ -92,6 +93,7 @@ def _contribution_index(parts: list[str], title: str | None) -> int:
     return (named or proposing or stating or [0])[0]
 
 
+@functools.lru_cache(maxsize=2048)  # one paper goes to many chats
 def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
     """One or two sentences of the abstract worth reading first: the sentence that states the
     contribution, plus the first later sentence with a result in numbers when both fit within

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, update
+from sqlalchemy import BindParameter, bindparam, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -92,6 +92,16 @@ def unfinished_deliveries(
     return [_to_delivery(row) for row in session.exec(statement)]
 
 
+_IDS: BindParameter[list[int]] = bindparam("ids", expanding=True)
+# Built once: marking runs twice per message, and building the statement costs more than running it
+_MARK = (
+    update(DeliveryTable)
+    .where(col(DeliveryTable.id).in_(_IDS))
+    .values(status=bindparam("new_status"), reason=bindparam("new_reason"))
+)
+_MARK_SENT = _MARK.values(message_id=bindparam("new_message_id"), sent_at=bindparam("new_sent_at"))
+
+
 def mark_deliveries(
     session: Session,
     *,
@@ -101,13 +111,16 @@ def mark_deliveries(
     message_id: int | None = None,
     reason: str | None = None,
 ) -> None:
-    values: dict[str, object] = {"status": status, "reason": reason}
+    values: dict[str, object] = {
+        "ids": list(delivery_ids),
+        "new_status": status,
+        "new_reason": reason,
+    }
+    statement = _MARK
     if status == "sent":
-        values.update(message_id=message_id, sent_at=now)
-    statement = (
-        update(DeliveryTable).where(col(DeliveryTable.id).in_(delivery_ids)).values(**values)
-    )
-    session.execute(statement, execution_options={"synchronize_session": False})
+        statement = _MARK_SENT
+        values.update(new_message_id=message_id, new_sent_at=now)
+    session.connection().execute(statement, values)
 
 
 def reset_sending(session: Session) -> int:
