@@ -7,11 +7,12 @@ everything else (which rows, which messages, rates, retries, the ledger's states
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -168,6 +169,19 @@ class Postman:
         self.limiter = RateLimiter(self.limits, sleep, monotonic)
         self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.papers: dict[int, Paper] = {}  # read once per tick, whatever the number of chats
+        self.ticks = 0
+
+    @contextlib.contextmanager
+    def _tick(self) -> Iterator[None]:
+        """Papers are read once per tick for all its chats, and forgotten after it."""
+        self.ticks += 1
+        try:
+            yield
+        finally:
+            self.ticks -= 1
+            if not self.ticks:
+                self.papers.clear()
 
     def resume(self) -> int:
         """On start: rows left `sending` by a crash go back to pending (at-least-once)."""
@@ -180,7 +194,8 @@ class Postman:
         """One item per paper (a pending new version of an unsent paper goes out as one), with
         the rows it settles."""
         with self.database.session() as session:
-            stored = papers.get_papers(session, paper_ids={r.paper_id for r in rows})
+            missing = {r.paper_id for r in rows} - self.papers.keys()
+            self.papers.update(papers.get_papers(session, paper_ids=missing))
             listed = chats.chat_filters(session, chat_id=chat_id)
             wanted = sorted({f for r in rows for f in r.filter_ids})
             filters = chats.get_filters(session, filter_ids=wanted)
@@ -190,7 +205,7 @@ class Postman:
             by_paper[row.paper_id].append(row)
         items = []
         for paper_id, settled in by_paper.items():
-            paper = stored[paper_id]
+            paper = self.papers[paper_id]
             matched, marks = [], []
             for filter_id in sorted({f for r in settled for f in r.filter_ids}):
                 known = filters.get(filter_id)
@@ -332,8 +347,9 @@ class Postman:
             rows = deliveries.unfinished_deliveries(session, modes=["instant"])
         report = SendReport()
         waiting = sorted({row.chat_id for row in rows})
-        for part in await asyncio.gather(*(self._alert_chat(chat_id) for chat_id in waiting)):
-            report.add(part)
+        with self._tick():
+            for part in await asyncio.gather(*(self._alert_chat(chat_id) for chat_id in waiting)):
+                report.add(part)
         return report
 
     async def send_digest(self, chat: Chat) -> SendReport:
@@ -341,28 +357,31 @@ class Postman:
         line saying why there is nothing: no announcement, or nothing matched."""
         report = SendReport(digests=1)
         async with self.chat_locks[chat.id]:
-            now = self.clock()
-            with self.database.session() as session:
-                rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
-                arrived = papers.count_papers_since(session, since=chat.last_digest_at)
-                has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
-            if rows:
-                items = self._items(chat.id, rows)
-                title = f"Your digest, {now.date():%-d %b %Y}"
-                messages = render_digest([item for item, _ in items], title)
-                await self._send_messages(chat.id, _with_rows(messages, items), report)
-            elif has_filters:
-                line = (
-                    f"Nothing matched your filters among {arrived} new papers since the last "
-                    "digest."
-                    if arrived
-                    else "No announcement since the last digest: no new listing arrived."
-                )
-                report.add(await self.send_text(chat.id, line))
-            if not report.waiting and chat.id not in report.chats_gone:
-                with self.database.session() as session:
-                    chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
+            with self._tick():
+                await self._send_digest(chat, report)
         return report
+
+    async def _send_digest(self, chat: Chat, report: SendReport) -> None:
+        now = self.clock()
+        with self.database.session() as session:
+            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
+            arrived = papers.count_papers_since(session, since=chat.last_digest_at)
+            has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
+        if rows:
+            items = self._items(chat.id, rows)
+            title = f"Your digest, {now.date():%-d %b %Y}"
+            messages = render_digest([item for item, _ in items], title)
+            await self._send_messages(chat.id, _with_rows(messages, items), report)
+        elif has_filters:
+            line = (
+                f"Nothing matched your filters among {arrived} new papers since the last digest."
+                if arrived
+                else "No announcement since the last digest: no new listing arrived."
+            )
+            report.add(await self.send_text(chat.id, line))
+        if not report.waiting and chat.id not in report.chats_gone:
+            with self.database.session() as session:
+                chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
 
     async def digest_tick(self) -> SendReport:
         """Digests that are due: each chat's local hour passed since its last digest (also a
@@ -377,8 +396,9 @@ class Postman:
                 and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
             ]
         report = SendReport()
-        for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
-            report.add(part)
+        with self._tick():
+            for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
+                report.add(part)
         return report
 
 
