@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from bot import service
 from bot.config import Settings
 from bot.core.query import QueryLimits
+from bot.feeds import FeedFetcher
 from bot.ledger import FilterCache, PlanReport, plan_deliveries
 from bot.postman import Postman, SendReport
 from bot.service import Clock, IngestReport
@@ -24,6 +26,8 @@ class Paperbot:
     postman: Postman
     clock: Clock = service.utc_now
     filters: FilterCache = field(default_factory=FilterCache)
+    fetcher: FeedFetcher = field(default_factory=FeedFetcher)
+    feeds_polled_at: datetime | None = None
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -31,17 +35,30 @@ class Paperbot:
         return QueryLimits(limits.max_length, limits.max_terms, limits.max_depth)
 
     def scan(self) -> tuple[IngestReport, PlanReport]:
-        """The inbox job: new listing files in, then every new paper matched into the ledger."""
+        """The inbox job: new listing files in (and the feeds, when due), then every new paper
+        matched into the ledger."""
         report = service.scan_inbox(
             self.database,
             self.settings.inbox.dir,
             settle_seconds=self.settings.inbox.settle_seconds,
             clock=self.clock,
         )
+        report.files += self.poll_feeds_when_due().files
         plan = plan_deliveries(self.database, self.filters, now=self.clock())
         if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
+
+    def poll_feeds_when_due(self) -> IngestReport:
+        """The feeds, at most every `feeds.poll_seconds`."""
+        feeds, now = self.settings.feeds, self.clock()
+        if not feeds.urls or (
+            self.feeds_polled_at
+            and (now - self.feeds_polled_at).total_seconds() < feeds.poll_seconds
+        ):
+            return IngestReport()
+        self.feeds_polled_at = now
+        return service.poll_feeds(self.database, feeds.urls, self.fetcher.fetch, clock=self.clock)
 
     async def deliver(self) -> SendReport:
         """The delivery job: instant alerts for whatever is pending."""

@@ -270,6 +270,39 @@ def scan_inbox(
     return report
 
 
+class FeedError(Exception):
+    """A feed could not be fetched; the message says why, for the operator."""
+
+
+def poll_feeds(
+    database: Database,
+    urls: Sequence[str],
+    fetch: Callable[[str], bytes | None],
+    *,
+    clock: Clock = utc_now,
+) -> IngestReport:
+    """The feeds job: each feed's new content ingested like a listing file; a feed that cannot
+    be fetched is reported and the others go on."""
+    report = IngestReport()
+    for url in urls:
+        try:
+            data = fetch(url)
+        except FeedError as error:
+            report.files.append(FileReport(url, "failed", error=str(error)))
+            log.warning("feed %s: %s", url, error)
+            continue
+        if data is None:
+            report.files.append(FileReport(url, "skipped", error="not modified"))
+            continue
+        now = clock()
+        report.files.append(
+            ingest_bytes(
+                database, data, path=url, file_date=now.date(), now=now, retry_failed=False
+            )
+        )
+    return report
+
+
 @dataclass(frozen=True)
 class StoreStatus:
     papers: int

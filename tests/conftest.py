@@ -13,6 +13,7 @@ from hypothesis import settings
 from sqlalchemy import create_engine, text
 
 from bot.store import Database
+from tests.feed_server import FeedServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -69,3 +70,11 @@ def database(tmp_path: Path) -> Iterator[Database]:
     db = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
     yield db
     db.close()
+
+
+@pytest.fixture
+def feeds() -> Iterator[FeedServer]:
+    """A feed server on 127.0.0.1 (tests/feed_server.py)."""
+    server = FeedServer()
+    yield server
+    server.stop()

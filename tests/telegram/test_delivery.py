@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.postman import Limits
 from bot.store import chats, deliveries
+from tests.feed_server import FeedServer
 from tests.telegram.conftest import World
 
 ADA, BOB = 101, 102
@@ -237,3 +238,15 @@ Abstract: We study Mamba models at scale, version {version}.</description>
 <pubDate>Fri, 23 Oct 2026 00:00:00 -0400</pubDate>
 <arxiv:announce_type>{announce}</arxiv:announce_type>
 <dc:creator>Ada Lovelace</dc:creator></item></channel></rss>"""
+
+
+async def test_a_feed_paper_reaches_an_instant_chat(make_world: Any, feeds: FeedServer) -> None:
+    world: World = await make_world(feeds={"urls": [f"{feeds.base}/rss/cs"]})
+    await world.command(101, "/subscribe cat:cs.*")
+    await world.command(101, "/mode instant")
+    await world.drop()  # the scan polls the feed, being due
+    await world.paperbot.deliver()
+    alerts = [t for t in world.server.texts(101) if "<blockquote expandable>" in t]
+    assert alerts and "arxiv.org/abs/" in alerts[0]
+    await world.drop()  # not due again yet: no second request
+    assert feeds.requests == ["/rss/cs"]

@@ -1,0 +1,49 @@
+"""A feed server on 127.0.0.1 for the feed tests: ETags and 304s like a real one, 404 for
+unknown paths."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.listing_cases import CASES
+
+FEED = (CASES / "arxiv_rss_three.xml").read_bytes()
+
+
+class FeedServer:
+    def __init__(self) -> None:
+        self.feeds: dict[str, bytes] = {"/rss/cs": FEED}
+        self.requests: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                body = server.feeds.get(self.path)
+                tag = f'"{hashlib.sha256(body).hexdigest()[:16]}"' if body else ""
+                if body is None:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                elif self.headers.get("If-None-Match") == tag:
+                    self.send_response(304)
+                else:
+                    self.send_response(200)
+                    self.send_header("ETag", tag)
+                    self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if body is not None and self.headers.get("If-None-Match") != tag:
+                    self.wfile.write(body)
+                server.requests.append(self.path)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.http.server_address[1]}"
+
+    def stop(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()

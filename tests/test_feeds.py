@@ -1,0 +1,27 @@
+"""Feeds polled over HTTP from a local server: conditional requests, failures reported, the
+other feeds still read (tests/telegram/test_delivery.py follows a feed paper to a chat)."""
+
+from __future__ import annotations
+
+from bot import service
+from bot.feeds import FeedFetcher
+from bot.store import Database
+from tests.conftest import Clock
+from tests.feed_server import FEED, FeedServer
+
+
+def test_feeds_are_read_once_and_failures_do_not_stop_the_others(
+    database: Database, feeds: FeedServer, clock: Clock
+) -> None:
+    urls = [f"{feeds.base}/missing", f"{feeds.base}/rss/cs", "http://127.0.0.1:9/refused"]
+    fetcher = FeedFetcher(timeout=5)
+    first = service.poll_feeds(database, urls, fetcher.fetch, clock=clock)
+    assert [f.status for f in first.files] == ["failed", "ingested", "failed"]
+    assert "HTTP 404" in (first.files[0].error or "")
+    assert "cannot fetch" in (first.files[2].error or "")
+    assert first.files[1].new == 3 and first.files[1].format == "arxiv-rss"
+    second = service.poll_feeds(database, urls[1:2], fetcher.fetch, clock=clock)
+    assert [(f.status, f.error) for f in second.files] == [("skipped", "not modified")]
+    feeds.feeds["/rss/cs"] = FEED.replace(b"</channel>", b"<!-- tomorrow --></channel>")
+    third = service.poll_feeds(database, urls[1:2], fetcher.fetch, clock=clock)
+    assert third.files[0].status == "ingested" and third.files[0].new == 0  # same papers
