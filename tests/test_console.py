@@ -1,13 +1,19 @@
-"""`paperbot console` driven through a pipe, as the README's main command runs it."""
+"""`paperbot console` driven through a pipe, as the README's main command runs it, and at a
+terminal (a pseudo-terminal)."""
 
 from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
-from tests.conftest import SEEDS
+from tests.conftest import ROOT, SEEDS
 from tests.test_cli import paperbot
 
 SETTLED = {"PAPERBOT_INBOX_SETTLE_SECONDS": "0"}
@@ -55,3 +61,41 @@ def test_buttons_and_multi_line_import(tmp_path: Path) -> None:
     assert "Removed.\nYour filters:\n1. au:hassani" in out
     assert "Your filters, one per line (send them back with /import):\nau:Hassani" in out
     assert out.rstrip().endswith('No filters yet. Add one with /subscribe "kv cache".')
+
+
+def read_until(fd: int, marker: bytes, seconds: float = 30) -> bytes:
+    """What the terminal shows until `marker` appears (or the time is up)."""
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while marker not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:
+                break
+    return seen
+
+
+def test_interactive_console_prompts_answers_and_quits_on_ctrl_d(tmp_path: Path) -> None:
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment.update(PYTHONPATH=str(ROOT), PAPERBOT_INBOX_SETTLE_SECONDS="0")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
+        stdin=terminal, stdout=terminal, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(terminal)
+    try:
+        banner = read_until(controller, b"> ")
+        assert b"paperbot console, chat 1" in banner and banner.endswith(b"> ")
+        os.write(controller, b"/preview au:Hassani\n")
+        answer = read_until(controller, b"\r\n> ")
+        assert b"When to Follow the Teacher" in answer
+        os.write(controller, b"\x04")  # Ctrl-D: end of input
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
