@@ -455,6 +455,9 @@ async def handle_text(
         if text.startswith("/") or caller.kind != "private":
             return None
         return Reply('I understand commands. Try <code>/subscribe "kv cache"</code> or /help.')
+    addressed = "@" in text.strip().split(maxsplit=1)[0]
+    if parsed[0] not in COMMANDS_BY_NAME and caller.kind != "private" and not addressed:
+        return None  # in a group, likely another bot's command
     return await run_command(bot, caller, *parsed)
 
 

@@ -94,6 +94,11 @@ async def test_in_groups_only_administrators_change_filters(world: World) -> Non
     assert world.server.sent(group)[-1]["text"] == shown  # the list stays as it was
     assert filters_of(world, group) == ["mamba"]
     world.server.say(group, "just chatting", user_id=member)  # plain text in a group: silence
+    world.server.say(group, "/weather", user_id=member)  # another bot's command: silence
+    assert "I do not know /weather" in await world.command(
+        group, "/weather@paperbot_test_bot", user_id=member
+    )
+    assert sum("I do not know" in text for text in world.server.texts(group)) == 1
     assert "Usage" in await world.command(group, "/unsubscribe", user_id=admin)
 
 
