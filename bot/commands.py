@@ -16,11 +16,13 @@ from bot.core.matcher import matches
 from bot.core.query import InvalidQuery, Node, canonical, parse_query
 from bot.core.render import escape
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
+from bot.core.summary import shorten
 from bot.store import chats, deliveries, files, papers
 from bot.store.chats import Chat
 
 RECENT_DAYS = 7
 SHOWN_TITLES = 3
+LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one message; /export not
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,10 @@ def _list_reply(chat_id: int, bot: Paperbot) -> Reply:
         listed = chats.chat_filters(session, chat_id=chat_id)
     if not listed:
         return Reply('No filters yet. Add one with <code>/subscribe "kv cache"</code>.')
-    lines = [f"{n}. <code>{escape(f.canonical)}</code>" for n, f in enumerate(listed, 1)]
+    lines = [
+        f"{n}. <code>{escape(shorten(f.canonical, LISTED_LENGTH))}</code>"
+        for n, f in enumerate(listed, 1)
+    ]
     buttons = [[Button(f"Remove {n}", f"remove:{f.id}")] for n, f in enumerate(listed, 1)]
     return Reply("Your filters:\n" + "\n".join(lines), buttons)
 
@@ -328,13 +333,24 @@ async def status(bot: Paperbot, chat: Chat, args: str) -> Reply:
     return Reply("\n".join(lines))
 
 
+def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
+    """Lines in <pre> blocks of at most `limit` characters, so a long reply splits between them."""
+    groups: list[list[str]] = []
+    for line in lines:
+        if groups and len("\n".join([*groups[-1], line])) <= limit:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    return ["<pre>" + escape("\n".join(group)) + "</pre>" for group in groups]
+
+
 async def export(bot: Paperbot, chat: Chat, args: str) -> Reply:
     with bot.database.session() as session:
         listed = chats.chat_filters(session, chat_id=chat.id)
     if not listed:
         return Reply("No filters to export.")
-    body = escape("\n".join(f.source for f in listed))
-    return Reply(f"Your filters, one per line (send them back with /import):\n<pre>{body}</pre>")
+    text = "\n".join(_pre_blocks([f.source for f in listed]))
+    return Reply(f"Your filters, one per line (send them back with /import):\n{text}")
 
 
 async def import_(bot: Paperbot, chat: Chat, args: str) -> Reply:

@@ -184,6 +184,40 @@ def render_digest(items: Sequence[Item], title: str) -> list[Message]:
     return [Message(m.text, [owners[i] for i in m.items]) for m in pack(blocks, header)]
 
 
+_TAG = re.compile(r"<(/?)([a-z-]+)[^>]*>")
+
+
+def _depth_change(line: str) -> int:
+    return sum(-1 if closing else 1 for closing, _ in _TAG.findall(line))
+
+
+def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """A reply cut into messages of at most `limit`, between lines and never inside a tag (a
+    tagged run of lines too long on its own is sent shortened, as plain text)."""
+    if size(text) <= limit:
+        return [text]
+    units: list[str] = []  # runs of lines that open and close their tags
+    lines: list[str] = []
+    depth = 0
+    for line in text.split("\n"):
+        lines.append(line)
+        depth += _depth_change(line)
+        if depth == 0:
+            units.append("\n".join(lines))
+            lines = []
+    if lines:
+        units.append("\n".join(lines))
+    parts: list[str] = []
+    for unit in units:
+        if size(unit) > limit:
+            unit = escape(shorten(html.unescape(_TAG.sub("", unit)), limit // 2))
+        if parts and size(f"{parts[-1]}\n{unit}") <= limit:
+            parts[-1] = f"{parts[-1]}\n{unit}"
+        else:
+            parts.append(unit)
+    return parts
+
+
 class _PlainText(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -32,6 +32,7 @@ from bot import jobs, service
 from bot.app import Paperbot
 from bot.commands import COMMANDS, Caller, Reply, handle_text, press_button
 from bot.config import Settings
+from bot.core.render import split_message
 from bot.postman import Limits, Postman, Sleep
 from bot.service import Clock
 from bot.store import Database, chats, deliveries
@@ -78,11 +79,14 @@ async def on_message(update: Update, context: Context) -> None:
         return
     caller = _caller(update, context)
     reply = await handle_text(context.paperbot, caller, message.text, context.bot.username)
-    if reply is not None:
+    if reply is None:
+        return
+    parts = split_message(reply.text)
+    for number, part in enumerate(parts, 1):  # the buttons go under the last part
         await message.reply_text(
-            reply.text,
+            part,
             parse_mode=ParseMode.HTML,
-            reply_markup=_markup(reply),
+            reply_markup=_markup(reply) if number == len(parts) else None,
             link_preview_options=NO_PREVIEW,
         )
 

@@ -13,11 +13,13 @@ from bot.core.render import (
     MESSAGE_LIMIT,
     Item,
     MatchedFilter,
+    escape,
     render_alert,
     render_digest,
     render_paper,
     short_authors,
     size,
+    split_message,
     to_plain,
 )
 from tests.telegram_html import check_message
@@ -120,3 +122,25 @@ def test_authors_are_shortened_and_plain_text_keeps_the_marks() -> None:
     plain = to_plain(render_paper(item))
     assert plain.startswith("**BeNice**! Closing the Gap") and "We **propose** BeNice!" in plain
     assert "<" not in plain.replace("<cache>", "") and "(https://arxiv.org" not in plain
+
+
+LINES = st.lists(
+    st.one_of(
+        HOSTILE.filter(str.strip).map(lambda t: f"<code>{escape(t)}</code>"),
+        st.lists(HOSTILE.filter(str.strip), min_size=1, max_size=8).map(
+            lambda block: "<pre>" + "\n".join(escape(t) for t in block) + "</pre>"
+        ),
+    ),
+    min_size=1,
+    max_size=60,
+)
+
+
+@given(LINES)
+def test_long_replies_split_between_lines_into_valid_messages(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    parts = split_message(text, limit=600)
+    for part in parts:
+        assert size(part) <= 600 and check_message(part, "HTML") is None, part
+    if all(size(line) <= 600 for line in lines):
+        assert "\n".join(parts) == text  # nothing lost, nothing cut inside a tag

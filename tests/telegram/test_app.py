@@ -170,3 +170,28 @@ async def test_an_internal_error_is_logged_and_the_user_told(world: World) -> No
         connection.execute(text("DROP TABLE filter"))
     reply = await world.command(ADA, "/list")
     assert "something went wrong" in reply and "filter" not in reply.lower().split("wrong")[1]
+
+
+async def test_fifty_long_filters_list_export_and_remove_within_telegrams_limits(
+    world: World,
+) -> None:
+    words = [f"longword{n}x" for n in range(18)]
+    lines = [" | ".join(f"{w}{n}" for w in words) for n in range(50)]  # ~290 characters each
+    imported = await world.command(ADA, "/import\n" + "\n".join(lines))
+    assert "Imported 50 filters" in imported
+    before = len(world.server.sent(ADA))
+    world.server.say(ADA, "/export")
+    await world.server.wait_for(lambda: len(world.server.sent(ADA)) >= before + 4)
+    exported = [m["text"] for m in world.server.sent(ADA)[before:]]
+    assert all(len(text) <= 4096 for text in exported)  # the server refuses anything else
+    assert "\n".join(exported).count("longword0x") == 50
+
+    before = len(world.server.sent(ADA))
+    world.server.say(ADA, "/list")
+    await world.server.wait_for(lambda: len(world.server.sent(ADA)) > before)
+    listing = world.server.sent(ADA)[-1]
+    assert "50. <code>" in listing["text"] and len(listing["reply_markup"]["inline_keyboard"]) == 50
+    world.server.press(ADA, listing["message_id"], "remove:1")
+    await world.server.wait_for(lambda: "Removed." in listing["text"])
+    assert "49. <code>" in listing["text"] and len(filters_of(world, ADA)) == 49
+    assert not [c for c in world.server.calls if not c.ok and c.method != "getUpdates"]
