@@ -17,6 +17,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     CallbackContext,
@@ -136,10 +137,17 @@ async def on_migration(update: Update, context: Context) -> None:
 async def on_error(update: object, context: Context) -> None:
     log.error("error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.effective_chat is not None:
-        await context.bot.send_message(
-            update.effective_chat.id,
-            "Sorry, something went wrong on my side. It has been logged; please try again later.",
-        )
+        chat_id = update.effective_chat.id
+        try:
+            await context.bot.send_message(
+                chat_id,
+                "Sorry, something went wrong on my side. It has been logged; please try again "
+                "later.",
+            )
+        except TelegramError as error:  # Telegram itself is the trouble: the log says it all
+            log.warning(
+                "could not tell chat %d about the error: %s", update.effective_chat.id, error
+            )
 
 
 def _job(
