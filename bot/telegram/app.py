@@ -34,6 +34,7 @@ from bot.app import Paperbot
 from bot.commands import COMMANDS, Caller, Reply, handle_text, press_button
 from bot.config import Settings
 from bot.core.render import split_message
+from bot.metrics import serve_metrics
 from bot.postman import Limits, Postman, Sleep
 from bot.service import Clock
 from bot.store import Database, chats, deliveries
@@ -172,11 +173,23 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     resumed = paperbot.postman.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
+    if paperbot.settings.metrics.port:
+        application.bot_data["metrics"] = await serve_metrics(
+            paperbot.database, paperbot.settings.metrics.port
+        )
     queue = application.job_queue
     if application.bot_data.get("schedule_jobs") and queue is not None:
         queue.run_repeating(_job(jobs.scan_inbox), paperbot.settings.inbox.scan_seconds, first=0)
         queue.run_repeating(_job(jobs.deliver), jobs.DELIVERY_SECONDS, first=1)
         queue.run_repeating(_job(jobs.send_digests), jobs.DIGEST_SECONDS, first=2)
+
+
+async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """At stop: the metrics endpoint closed."""
+    server = application.bot_data.pop("metrics", None)
+    if server is not None:
+        server.close()
+        await server.wait_closed()
 
 
 def build_application(
@@ -199,6 +212,7 @@ def build_application(
         .base_url(settings.telegram.api_url)
         .context_types(ContextTypes(context=Context))
         .post_init(start_bot)
+        .post_shutdown(stop_bot)
     )
     if request_timeout is not None:
         builder = builder.read_timeout(request_timeout).write_timeout(request_timeout)

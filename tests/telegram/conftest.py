@@ -19,7 +19,7 @@ from bot.app import Paperbot
 from bot.config import Settings
 from bot.postman import Limits
 from bot.store import Database
-from bot.telegram.app import build_application, start_bot
+from bot.telegram.app import build_application, start_bot, stop_bot
 from tests.conftest import SEEDS, Clock
 from tests.fake_telegram import FakeTelegram
 
@@ -112,6 +112,7 @@ async def make_world(tmp_path: Path, clock: Clock) -> AsyncIterator[Callable[...
         await app.updater.stop()
         await app.stop()
         await app.shutdown()
+        await stop_bot(app)
         server.stop()
         database.close()
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
+import httpx
 from sqlalchemy import text
 
 from bot.commands import COMMANDS
@@ -197,3 +199,19 @@ async def test_fifty_long_filters_list_export_and_remove_within_telegrams_limits
     await world.server.wait_for(lambda: "Removed." in listing["text"])
     assert "49. <code>" in listing["text"] and len(filters_of(world, ADA)) == 49
     assert not [c for c in world.server.calls if not c.ok and c.method != "getUpdates"]
+
+
+async def test_health_and_metrics_for_the_operator(make_world: Any) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    world: World = await make_world(metrics={"port": port})
+    await world.command(ADA, "/subscribe mamba")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+        health = await client.get("/healthz")
+        metrics = await client.get("/metrics")
+        missing = await client.get("/nope")
+    assert (health.status_code, health.text) == (200, "ok\n")
+    assert 'paperbot_chats{state="active"} 1' in metrics.text
+    assert "paperbot_filters 1" in metrics.text and "# TYPE paperbot_papers gauge" in metrics.text
+    assert missing.status_code == 404
