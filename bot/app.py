@@ -3,7 +3,9 @@ the jobs: settings, database, clock, the filter index and the postman."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -28,6 +30,7 @@ class Paperbot:
     filters: FilterCache = field(default_factory=FilterCache)
     fetcher: FeedFetcher = field(default_factory=FeedFetcher)
     feeds_polled_at: datetime | None = None
+    planning: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def query_limits(self) -> QueryLimits:
@@ -44,7 +47,7 @@ class Paperbot:
             clock=self.clock,
         )
         report.files += self.poll_feeds_when_due().files
-        plan = plan_deliveries(self.database, self.filters, now=self.clock())
+        plan = self.plan()
         if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
@@ -60,9 +63,16 @@ class Paperbot:
         self.feeds_polled_at = now
         return service.poll_feeds(self.database, feeds.urls, self.fetcher.fetch, clock=self.clock)
 
+    def plan(self) -> PlanReport:
+        """Papers not yet matched into the ledger (one planner at a time: the filter index is
+        shared by the jobs' threads)."""
+        with self.planning:
+            return plan_deliveries(self.database, self.filters, now=self.clock())
+
     async def deliver(self) -> SendReport:
-        """The delivery job: instant alerts for whatever is pending."""
-        plan_deliveries(self.database, self.filters, now=self.clock())
+        """The delivery job: instant alerts for whatever is pending (papers left unmatched by
+        a crash are matched first)."""
+        await asyncio.to_thread(self.plan)
         report = await self.postman.deliver_instant()
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())
