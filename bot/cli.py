@@ -38,8 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     preview.add_argument("paths", nargs="*", type=Path, metavar="PATH")
     preview.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
-    run = commands.add_parser("run", help="the service: Telegram polling, inbox, digests, delivery")
-    run.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
+    commands.add_parser("run", help="the service: Telegram polling, inbox, digests, delivery")
 
     console = commands.add_parser("console", help="chat with the bot in the terminal")
     console.add_argument(
