@@ -28,13 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from telegram import Bot  # noqa: E402
-from telegram.request import HTTPXRequest  # noqa: E402
 
 from bot import service  # noqa: E402
 from bot.ledger import FilterCache, plan_deliveries  # noqa: E402
 from bot.postman import Limits, Postman  # noqa: E402
 from bot.store import Database, chats, deliveries  # noqa: E402
-from bot.telegram.transport import NO_PREVIEW, TelegramTransport  # noqa: E402
+from bot.telegram.transport import NO_PREVIEW, JsonRequest, TelegramTransport  # noqa: E402
 
 EVERYTHING = "cat:cs.* OR cat:math.* OR cat:stat.* OR cat:physics.* OR cat:q-bio.* OR cat:eess.*"
 CONCURRENCY = 8  # as the bot runs (Postman default)
@@ -82,7 +81,7 @@ class Server:
 
 
 def bot_for(server: Server) -> Bot:
-    request = HTTPXRequest(connection_pool_size=CONCURRENCY + 4)
+    request = JsonRequest(connection_pool_size=CONCURRENCY + 4)  # as the bot sends
     return Bot("123:BENCH", base_url=server.base_url, request=request)
 
 

@@ -102,7 +102,13 @@ class FakeTelegram:
                 if not match:
                     self.send_error(404)
                     return
-                params = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
+                if self.headers.get("Content-Type", "").startswith("application/json"):
+                    decoded = json.loads(body or "{}")  # Telegram takes JSON bodies too
+                    params = {
+                        k: v if isinstance(v, str) else json.dumps(v) for k, v in decoded.items()
+                    }
+                else:
+                    params = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
                 answer = fake.answer(match.group(2), params)
                 if answer is None:  # a dropped connection
                     self.close_connection = True

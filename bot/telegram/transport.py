@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from datetime import timedelta
+from typing import Any
 
+import httpx
 from telegram import Bot, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import (
@@ -16,12 +19,58 @@ from telegram.error import (
     TelegramError,
     TimedOut,
 )
+from telegram.request import BaseRequest, HTTPXRequest, RequestData
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.postman import ChatGone, ChatMoved, Rejected, RetryLater, Transient
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 GONE = ("chat not found", "bot was kicked", "user is deactivated", "bot is not a member")
+
+
+class JsonRequest(HTTPXRequest):
+    """python-telegram-bot's HTTPX request, posting JSON instead of form data when no file goes
+    along (the Bot API takes both). Form-encoding quotes a message character by character in
+    Python; measured with bench/deliver.py, JSON makes the whole send about a fifth cheaper."""
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: Any = BaseRequest.DEFAULT_NONE,
+        write_timeout: Any = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Any = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Any = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        if request_data is None or request_data.contains_files:
+            return await super().do_request(
+                url, method, request_data, read_timeout, write_timeout, connect_timeout,
+                pool_timeout,
+            )  # fmt: skip
+        defaults = self._client.timeout
+
+        def chosen(value: Any, default: float | None) -> float | None:
+            """A timeout the caller gave (a number, or None for none), else ours."""
+            return value if value is None or isinstance(value, int | float) else default
+
+        timeout = httpx.Timeout(
+            connect=chosen(connect_timeout, defaults.connect),
+            read=chosen(read_timeout, defaults.read),
+            write=chosen(write_timeout, defaults.write),
+            pool=chosen(pool_timeout, defaults.pool),
+        )
+        headers = {"User-Agent": self.USER_AGENT, "Content-Type": "application/json"}
+        try:
+            response = await self._client.request(
+                method, url, headers=headers, timeout=timeout,
+                content=json.dumps(request_data.parameters).encode(),
+            )  # fmt: skip
+        except httpx.TimeoutException as error:
+            raise TimedOut from error
+        except httpx.HTTPError as error:
+            raise NetworkError(f"httpx.{error.__class__.__name__}: {error}") from error
+        return response.status_code, response.content
 
 
 def retry_seconds(error: RetryAfter) -> float:
