@@ -33,7 +33,11 @@ from bot import service  # noqa: E402
 from bot.ledger import FilterCache, plan_deliveries  # noqa: E402
 from bot.postman import Limits, Postman  # noqa: E402
 from bot.store import Database, chats, deliveries  # noqa: E402
-from bot.telegram.transport import NO_PREVIEW, JsonRequest, TelegramTransport  # noqa: E402
+from bot.telegram.transport import (  # noqa: E402
+    NO_PREVIEW,
+    TelegramTransport,
+    telegram_request,
+)
 
 EVERYTHING = "cat:cs.* OR cat:math.* OR cat:stat.* OR cat:physics.* OR cat:q-bio.* OR cat:eess.*"
 CONCURRENCY = 8  # as the bot runs (Postman default)
@@ -81,8 +85,7 @@ class Server:
 
 
 def bot_for(server: Server) -> Bot:
-    request = JsonRequest(connection_pool_size=CONCURRENCY + 4)  # as the bot sends
-    return Bot("123:BENCH", base_url=server.base_url, request=request)
+    return Bot("123:BENCH", base_url=server.base_url, request=telegram_request())  # as the bot
 
 
 class NoTransport:

@@ -30,7 +30,7 @@ from bot.core.render import (
 )
 from bot.core.schedule import last_due
 from bot.store import Database, chats, deliveries, papers
-from bot.store.chats import Chat
+from bot.store.chats import Chat, Filter
 from bot.store.deliveries import Delivery
 
 log = logging.getLogger(__name__)
@@ -169,12 +169,20 @@ class Postman:
         self.limiter = RateLimiter(self.limits, sleep, monotonic)
         self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # Bumped whenever a chat's rows are being sent: rows read at an older version are read
+        # again under the chat's lock, so two senders never send the same rows.
+        self.chat_versions: dict[int, int] = defaultdict(int)
         self.papers: dict[int, Paper] = {}  # read once per tick, whatever the number of chats
+        self.filters: dict[int, list[Filter]] = {}  # the tick's chats' filters, by chat
         self.ticks = 0
 
     @contextlib.contextmanager
-    def _tick(self) -> Iterator[None]:
-        """Papers are read once per tick for all its chats, and forgotten after it."""
+    def _tick(self, chat_ids: Sequence[int] = ()) -> Iterator[None]:
+        """Papers (and the given chats' filters) are read once per tick for all its chats, and
+        forgotten after it."""
+        if chat_ids:
+            with self.database.session() as session:
+                self.filters.update(chats.filters_of_chats(session, chat_ids=chat_ids))
         self.ticks += 1
         try:
             yield
@@ -182,6 +190,7 @@ class Postman:
             self.ticks -= 1
             if not self.ticks:
                 self.papers.clear()
+                self.filters.clear()
 
     def resume(self) -> int:
         """On start: rows left `sending` by a crash go back to pending (at-least-once)."""
@@ -196,9 +205,10 @@ class Postman:
         with self.database.session() as session:
             missing = {r.paper_id for r in rows} - self.papers.keys()
             self.papers.update(papers.get_papers(session, paper_ids=missing))
-            listed = chats.chat_filters(session, chat_id=chat_id)
-            wanted = sorted({f for r in rows for f in r.filter_ids})
-            filters = chats.get_filters(session, filter_ids=wanted)
+            listed = self.filters.get(chat_id)
+            if listed is None:
+                listed = chats.chat_filters(session, chat_id=chat_id)
+        filters = {f.id: f for f in listed}  # a filter not among them was removed since
         numbers = {f.id: n for n, f in enumerate(listed, 1)}
         by_paper: dict[int, list[Delivery]] = defaultdict(list)
         for row in rows:
@@ -251,6 +261,7 @@ class Postman:
     async def _send_messages(
         self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
     ) -> None:
+        self.chat_versions[chat_id] += 1  # rows read before this may be settled by it
         marked: list[int] = []  # rows already marked sending (with the previous message's sent)
         for position, (text, rows) in enumerate(messages):
             ids = [r.id for r in rows]
@@ -331,11 +342,12 @@ class Postman:
 
     # -- the two modes -----------------------------------------------------------------------
 
-    async def _alert_chat(self, chat_id: int) -> SendReport:
+    async def _alert_chat(self, chat_id: int, rows: list[Delivery], version: int) -> SendReport:
         report = SendReport()
         async with self.chat_locks[chat_id]:
-            with self.database.session() as session:  # read under the lock: sent rows are gone
-                rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
+            if self.chat_versions[chat_id] != version:  # sent to since `rows` were read
+                with self.database.session() as session:
+                    rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
             items = self._items(chat_id, rows)
             messages = render_alert([item for item, _ in items])
             await self._send_messages(chat_id, _with_rows(messages, items), report)
@@ -343,12 +355,16 @@ class Postman:
 
     async def deliver_instant(self) -> SendReport:
         """Every pending row of instant chats: the delivery job's tick."""
+        by_chat: dict[int, list[Delivery]] = defaultdict(list)
         with self.database.session() as session:
-            rows = deliveries.unfinished_deliveries(session, modes=["instant"])
+            for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
+                by_chat[row.chat_id].append(row)
+        versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
         report = SendReport()
-        waiting = sorted({row.chat_id for row in rows})
-        with self._tick():
-            for part in await asyncio.gather(*(self._alert_chat(chat_id) for chat_id in waiting)):
+        with self._tick(list(by_chat)):
+            for part in await asyncio.gather(
+                *(self._alert_chat(c, rows, versions[c]) for c, rows in sorted(by_chat.items()))
+            ):
                 report.add(part)
         return report
 
@@ -396,7 +412,7 @@ class Postman:
                 and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
             ]
         report = SendReport()
-        with self._tick():
+        with self._tick([chat.id for chat in due]):
             for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
                 report.add(part)
         return report

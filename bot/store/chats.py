@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 
@@ -150,6 +151,20 @@ def chat_filters(session: Session, *, chat_id: int) -> list[Filter]:
         select(FilterTable).where(col(FilterTable.chat_id) == chat_id).order_by(col(FilterTable.id))
     )
     return [_to_filter(row) for row in session.exec(statement)]
+
+
+def filters_of_chats(session: Session, *, chat_ids: Sequence[int]) -> dict[int, list[Filter]]:
+    """Several chats' filters at once, each chat's in /list order."""
+    found: dict[int, list[Filter]] = {chat_id: [] for chat_id in chat_ids}
+    for start in range(0, len(chat_ids), 400):
+        statement = (
+            select(FilterTable)
+            .where(col(FilterTable.chat_id).in_(chat_ids[start : start + 400]))
+            .order_by(col(FilterTable.id))
+        )
+        for row in session.exec(statement):
+            found[row.chat_id].append(_to_filter(row))
+    return found
 
 
 def add_filter(

@@ -38,12 +38,11 @@ from bot.metrics import serve_metrics
 from bot.postman import Limits, Postman, Sleep
 from bot.service import Clock
 from bot.store import Database, chats, deliveries
-from bot.telegram.transport import NO_PREVIEW, JsonRequest, TelegramTransport
+from bot.telegram.transport import NO_PREVIEW, TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
 
 ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-CONNECTIONS = 64  # to Telegram at once: replies to commands, and the postman's requests
 GONE = (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT)
 
 
@@ -215,10 +214,7 @@ def build_application(
         .post_init(start_bot)
         .post_shutdown(stop_bot)
     )
-    request = JsonRequest(connection_pool_size=CONNECTIONS)
-    if request_timeout is not None:
-        request = JsonRequest(connection_pool_size=CONNECTIONS, read_timeout=request_timeout)
-    builder = builder.request(request)
+    builder = builder.request(telegram_request(request_timeout))
     application = builder.build()
     transport = TelegramTransport(application.bot)
     postman = Postman(
