@@ -261,7 +261,17 @@ class Postman:
     async def _send_messages(
         self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
     ) -> None:
-        self.chat_versions[chat_id] += 1  # rows read before this may be settled by it
+        """Under the chat's lock. The chat's version moves before and after, so rows read
+        before or during this send are read again by the next sender."""
+        self.chat_versions[chat_id] += 1
+        try:
+            await self._send_in_order(chat_id, messages, report)
+        finally:
+            self.chat_versions[chat_id] += 1
+
+    async def _send_in_order(
+        self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
+    ) -> None:
         marked: list[int] = []  # rows already marked sending (with the previous message's sent)
         for position, (text, rows) in enumerate(messages):
             ids = [r.id for r in rows]

@@ -3,6 +3,7 @@ and limits survived. Time is the test's: the ledger's clock and the sender's sle
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -250,3 +251,22 @@ async def test_a_feed_paper_reaches_an_instant_chat(make_world: Any, feeds: Feed
     assert alerts and "arxiv.org/abs/" in alerts[0]
     await world.drop()  # not due again yet: no second request
     assert feeds.requests == ["/rss/cs"]
+
+
+async def test_overlapping_delivery_ticks_send_nothing_twice(world: World) -> None:
+    await instant_user(world, ADA, "model", "learning", "language")
+    await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
+    # the inbox job's delivery and the delivery tick at once (and a third): the later ones
+    # read the ledger while the first is in the middle of sending
+    postman = world.paperbot.postman
+    first = asyncio.create_task(postman.deliver_instant())
+    await world.server.wait_for(lambda: len(alerts(world, ADA)) >= 1)
+    assert not first.done()
+    reports = [
+        *await asyncio.gather(postman.deliver_instant(), postman.deliver_instant()),
+        await first,
+    ]
+    titles = papers_in(alerts(world, ADA))
+    assert len(titles) > 10 and len(titles) == len(set(titles))
+    assert sum(r.sent for r in reports) == len(titles)
+    assert ledger(world, ADA) == {"sent": len(titles)}
