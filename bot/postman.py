@@ -315,9 +315,9 @@ class Postman:
     ) -> None:
         """Rows to a new state; `then_sending`: the next message's rows, in the same commit."""
         now = self.clock()
-        with self.database.session() as session:
+        with self.database.connection() as connection:
             deliveries.mark_deliveries(
-                session,
+                connection,
                 delivery_ids=ids,
                 status=status,
                 now=now,
@@ -326,7 +326,7 @@ class Postman:
             )
             if then_sending:
                 deliveries.mark_deliveries(
-                    session, delivery_ids=then_sending, status="sending", now=now
+                    connection, delivery_ids=then_sending, status="sending", now=now
                 )
 
     def _chat_gone(self, chat_id: int, reason: str, report: SendReport) -> None:

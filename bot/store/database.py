@@ -11,7 +11,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
@@ -107,6 +107,12 @@ class Database:
             except BaseException:
                 session.rollback()
                 raise
+
+    @contextmanager
+    def connection(self) -> Iterator[Connection]:
+        """One transaction without the ORM: for the hot path's small updates."""
+        with self.engine.begin() as connection:
+            yield connection
 
     def close(self) -> None:
         self.engine.dispose()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import BindParameter, bindparam, func, update
+from sqlalchemy import BindParameter, Connection, bindparam, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -103,7 +103,7 @@ _MARK_SENT = _MARK.values(message_id=bindparam("new_message_id"), sent_at=bindpa
 
 
 def mark_deliveries(
-    session: Session,
+    connection: Connection,
     *,
     delivery_ids: Sequence[int],
     status: str,
@@ -120,7 +120,7 @@ def mark_deliveries(
     if status == "sent":
         statement = _MARK_SENT
         values.update(new_message_id=message_id, new_sent_at=now)
-    session.connection().execute(statement, values)
+    connection.execute(statement, values)
 
 
 def reset_sending(session: Session) -> int:

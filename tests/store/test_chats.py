@@ -47,10 +47,11 @@ def test_the_ledger_is_unique_per_chat_paper_and_revision(any_database: Database
             (first, 0, [1]), (second, 0, [1, 2]), (first, 2, [1]),
         ]  # fmt: skip
         ids = [r.id for r in ledger]
-        deliveries.mark_deliveries(session, delivery_ids=ids[:2], status="sending", now=NOW)
+        connection = session.connection()
+        deliveries.mark_deliveries(connection, delivery_ids=ids[:2], status="sending", now=NOW)
         assert deliveries.reset_sending(session) == 2
         deliveries.mark_deliveries(
-            session, delivery_ids=ids[:1], status="sent", now=NOW, message_id=9
+            connection, delivery_ids=ids[:1], status="sent", now=NOW, message_id=9
         )
         assert deliveries.fail_chat_deliveries(session, chat_id=5, reason="blocked") == 2
         assert deliveries.count_deliveries(session, chat_id=5) == {"sent": 1, "failed": 2}
