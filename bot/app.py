@@ -3,7 +3,6 @@ the jobs: settings, database, clock, the filter index and the postman."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -11,7 +10,6 @@ from datetime import datetime
 
 from bot import service
 from bot.config import Settings
-from bot.core.query import QueryLimits
 from bot.feeds import FeedFetcher
 from bot.ledger import FilterCache, PlanReport, plan_deliveries
 from bot.postman import Postman, SendReport
@@ -31,11 +29,6 @@ class Paperbot:
     fetcher: FeedFetcher = field(default_factory=FeedFetcher)
     feeds_polled_at: datetime | None = None
     planning: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def query_limits(self) -> QueryLimits:
-        limits = self.settings.filters
-        return QueryLimits(limits.max_length, limits.max_terms, limits.max_depth)
 
     def scan(self) -> tuple[IngestReport, PlanReport]:
         """The inbox job: new listing files in (and the feeds, when due), then every new paper
@@ -70,9 +63,8 @@ class Paperbot:
             return plan_deliveries(self.database, self.filters, now=self.clock())
 
     async def deliver(self) -> SendReport:
-        """The delivery job: instant alerts for whatever is pending (papers left unmatched by
-        a crash are matched first)."""
-        await asyncio.to_thread(self.plan)
+        """The delivery job: instant alerts for whatever is pending (papers are matched into
+        the ledger by `scan`, which also picks up what a crash left unmatched)."""
         report = await self.postman.deliver_instant()
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())

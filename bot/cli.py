@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bot import __version__, service
 from bot.config import Settings, SettingsError, load_settings
-from bot.core.query import InvalidQuery, QueryLimits
+from bot.core.query import InvalidQuery
 from bot.store import Database, StoreError
 from bot.store.database import create_database_engine, upgrade_database
 
@@ -124,12 +124,11 @@ def _print_preview(result: service.Preview) -> None:
 
 
 def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
-    limits = QueryLimits(
-        settings.filters.max_length, settings.filters.max_terms, settings.filters.max_depth
-    )
     database = None if args.paths else Database.open(settings.database.url)
     try:
-        result = service.preview(database, args.filter, paths=args.paths, limits=limits)
+        result = service.preview(
+            database, args.filter, paths=args.paths, limits=settings.filters.limits
+        )
     except InvalidQuery as error:
         print(f"paperbot: bad filter: {error}", file=sys.stderr)
         if error.position is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot import service
 from bot.app import Paperbot
 from bot.core.matcher import matches
 from bot.core.query import InvalidQuery, Node, canonical, parse_query
@@ -140,7 +141,7 @@ def _read_filter(bot: Paperbot, command: str, args: str) -> Node | Reply:
     if not args:
         return usage(command)
     try:
-        return parse_query(args, bot.query_limits)
+        return parse_query(args, bot.settings.filters.limits)
     except InvalidQuery as error:
         return _bad_filter(args, error)
 
@@ -276,8 +277,7 @@ async def updates(bot: Paperbot, chat: Chat, args: str) -> Reply:
 
 def _waiting(bot: Paperbot, chat: Chat) -> int:
     with bot.database.session() as session:
-        counts = deliveries.count_deliveries(session, chat_id=chat.id)
-    return sum(counts.get(status, 0) for status in deliveries.UNFINISHED)
+        return deliveries.unfinished(deliveries.count_deliveries(session, chat_id=chat.id))
 
 
 async def digest(bot: Paperbot, chat: Chat, args: str) -> Reply:
@@ -365,7 +365,7 @@ async def import_(bot: Paperbot, chat: Chat, args: str) -> Reply:
             if not line or line.startswith("#"):
                 continue
             try:
-                understood = canonical(parse_query(line, bot.query_limits))
+                understood = canonical(parse_query(line, bot.settings.filters.limits))
             except InvalidQuery as error:
                 problems.append(f"line {number}: {escape(str(error))}: <code>{escape(line)}</code>")
                 continue
@@ -394,19 +394,16 @@ async def stop(bot: Paperbot, chat: Chat, args: str) -> Reply:
 
 
 async def stats(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    with bot.database.session() as session:
-        chat_counts = chats.count_chats(session)
-        filters = chats.count_filters(session)
-        ledger = deliveries.count_deliveries(session)
-        listing = files.count_files_by_status(session)
-        stored = papers.count_papers(session)
+    status = service.store_status(bot.database)
 
     def counts(values: dict[str, int]) -> str:
         return ", ".join(f"{n} {name}" for name, n in sorted(values.items())) or "none"
 
     return Reply(
-        f"Chats: {counts(chat_counts)}\nFilters: {filters} ({len(bot.filters.owner)} indexed)\n"
-        f"Papers: {stored}\nListing files: {counts(listing)}\nDeliveries: {counts(ledger)}"
+        f"Chats: {counts(status.chats)}\n"
+        f"Filters: {status.filters} ({len(bot.filters.owner)} indexed)\n"
+        f"Papers: {status.papers}\nListing files: {counts(status.files)}\n"
+        f"Deliveries: {counts(status.deliveries)}"
     )
 
 

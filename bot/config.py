@@ -18,6 +18,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bot.core.query import QueryLimits
+
 DEFAULT_CONFIG = Path("config/paperbot.toml")
 
 
@@ -72,6 +74,11 @@ class FilterSettings(Section):
     max_terms: int = Field(default=20, ge=1)
     max_depth: int = Field(default=6, ge=1)
     max_per_chat: int = Field(default=50, ge=1)
+
+    @property
+    def limits(self) -> QueryLimits:
+        """What the filter parser enforces."""
+        return QueryLimits(self.max_length, self.max_terms, self.max_depth)
 
 
 class Settings(BaseSettings):

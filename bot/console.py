@@ -50,6 +50,9 @@ class Console:
     async def work(self) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""
         await asyncio.to_thread(self.bot.scan)
+        await self.send_pending()
+
+    async def send_pending(self) -> None:
         await self.bot.deliver()
         await self.bot.send_due_digests()
 
@@ -58,7 +61,8 @@ class Console:
         report, _ = await asyncio.to_thread(self.bot.scan)
         if any(f.status == "waiting" for f in report.files):
             await asyncio.sleep(self.bot.settings.inbox.settle_seconds)
-        await self.work()
+            await asyncio.to_thread(self.bot.scan)
+        await self.send_pending()
 
     async def read_line(self) -> str | None:
         if self.interactive:

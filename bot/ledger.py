@@ -68,7 +68,7 @@ class PlanReport:
 
 
 def _plan_batch(
-    session: Session, cache: FilterCache, batch: list[tuple[int, Paper, bool]], now: datetime
+    session: Session, cache: FilterCache, batch: list[tuple[int, Paper, bool]]
 ) -> list[deliveries.NewDelivery]:
     assert cache.index is not None
     follows_updates = {c.id for c in chats.all_chats(session, active_only=True) if c.updates}
@@ -96,7 +96,7 @@ def plan_deliveries(database: Database, cache: FilterCache, *, now: datetime) ->
             if not batch:
                 return report
             cache.sync(session)
-            rows = _plan_batch(session, cache, batch, now)
+            rows = _plan_batch(session, cache, batch)
             report.deliveries += deliveries.add_deliveries(session, rows=rows, now=now)
             papers.mark_matched(session, paper_ids=[paper_id for paper_id, _, _ in batch], now=now)
         report.updates += sum(1 for _, _, known in batch if known)

@@ -14,10 +14,9 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Protocol
 
-from bot.core.highlight import Highlight, highlights
+from bot.core.highlight import Highlight, highlights, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, parse_query
 from bot.core.render import (
@@ -29,13 +28,13 @@ from bot.core.render import (
     to_plain,
 )
 from bot.core.schedule import last_due
+from bot.service import Clock
 from bot.store import Database, chats, deliveries, papers
 from bot.store.chats import Chat, Filter
 from bot.store.deliveries import Delivery
 
 log = logging.getLogger(__name__)
 
-Clock = Callable[[], datetime]
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -216,7 +215,8 @@ class Postman:
         items = []
         for paper_id, settled in by_paper.items():
             paper = self.papers[paper_id]
-            matched, marks = [], []
+            matched: list[MatchedFilter] = []
+            marks: list[Highlight] = []
             for filter_id in sorted({f for r in settled for f in r.filter_ids}):
                 known = filters.get(filter_id)
                 if known is None:  # removed since it matched: the paper still goes, as promised
@@ -225,8 +225,7 @@ class Postman:
                 matched.append(MatchedFilter(numbers.get(filter_id, 0), known.canonical))
                 marks += _marks(known.source, paper)
             is_update = all(r.is_update for r in settled)
-            marks.sort(key=lambda m: (m.field, m.start))
-            items.append((Item(paper, _merge_marks(marks), matched, is_update), settled))
+            items.append((Item(paper, merge_highlights(marks), matched, is_update), settled))
         return items
 
     # -- sending -----------------------------------------------------------------------------
@@ -331,10 +330,7 @@ class Postman:
 
     def _chat_gone(self, chat_id: int, reason: str, report: SendReport) -> None:
         with self.database.session() as session:
-            chats.deactivate_chat(session, chat_id=chat_id, reason=reason)
-            report.failed += deliveries.fail_chat_deliveries(
-                session, chat_id=chat_id, reason=f"undeliverable: {reason}"
-            )
+            report.failed += chats.mark_unreachable(session, chat_id=chat_id, reason=reason)
         report.chats_gone.append(chat_id)
         log.info("chat %d cannot be reached (%s): marked inactive", chat_id, reason)
 
@@ -429,26 +425,15 @@ class Postman:
 
 
 @functools.lru_cache(maxsize=4096)
-def _marks(source: str, paper: Paper) -> list[Highlight]:
+def _marks(source: str, paper: Paper) -> tuple[Highlight, ...]:
     """The words a filter matched in a paper; many chats share popular filters, so remembered."""
     try:
-        return highlights(parse_query(source), paper)
+        return tuple(highlights(parse_query(source), paper))
     except InvalidQuery:  # stored by an older paperbot: the paper is still sent, unmarked
-        return []
+        return ()
 
 
 def _with_rows(
     messages: Sequence[Message], items: Sequence[tuple[Item, list[Delivery]]]
 ) -> list[tuple[str, list[Delivery]]]:
     return [(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
-
-
-def _merge_marks(marks: list[Highlight]) -> list[Highlight]:
-    merged: list[Highlight] = []
-    for mark in marks:
-        if merged and merged[-1].field == mark.field and mark.start <= merged[-1].end:
-            last = merged[-1]
-            merged[-1] = Highlight(last.field, last.start, max(last.end, mark.end))
-        else:
-            merged.append(mark)
-    return merged

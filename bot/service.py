@@ -19,7 +19,6 @@ from bot.core.matcher import matches
 from bot.core.paper import Paper
 from bot.core.query import QueryLimits, canonical, parse_query
 from bot.store import Database, chats, deliveries, files, papers
-from bot.store.deliveries import UNFINISHED
 
 log = logging.getLogger(__name__)
 
@@ -314,7 +313,7 @@ class StoreStatus:
 
     @property
     def pending_deliveries(self) -> int:
-        return sum(self.deliveries.get(status, 0) for status in UNFINISHED)
+        return deliveries.unfinished(self.deliveries)
 
     def as_json(self) -> dict[str, object]:
         return {

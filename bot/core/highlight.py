@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.core.analysis import Token, tokens
@@ -38,6 +39,16 @@ def highlights(query: Node, paper: Paper) -> list[Highlight]:
         for start, end in _merge(spans):
             found.append(Highlight(field, start, end))
     return found
+
+
+def merge_highlights(marks: Iterable[Highlight]) -> list[Highlight]:
+    """Several filters' highlights of one paper as one list: overlaps joined, in order."""
+    marks = list(marks)
+    merged: list[Highlight] = []
+    for field in ("title", "abstract"):
+        spans = [(m.start, m.end) for m in marks if m.field == field]
+        merged += [Highlight(field, start, end) for start, end in _merge(spans)]
+    return merged
 
 
 def _phrase_spans(text: str, words: list[Token]) -> list[tuple[int, int]]:

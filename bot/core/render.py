@@ -123,13 +123,15 @@ def render_fitting(item: Item, budget: int = MESSAGE_LIMIT) -> str:
     return text
 
 
-def pack(blocks: Sequence[str], header: str = "", limit: int = MESSAGE_LIMIT) -> list[Message]:
+def pack(
+    blocks: Sequence[str], header: str = "", limit: int = MESSAGE_LIMIT, separator: str = "\n\n"
+) -> list[Message]:
     """Blocks joined into as few messages as fit in `limit`, split only between blocks, each
     message with the indices of the blocks it carries; the header opens the first message."""
     messages: list[Message] = []
     current, indices = header, []
     for index, block in enumerate(blocks):
-        joined = f"{current}\n\n{block}" if current else block
+        joined = f"{current}{separator}{block}" if current else block
         if size(joined) <= limit:
             current = joined
             indices.append(index)
@@ -207,15 +209,13 @@ def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
             lines = []
     if lines:
         units.append("\n".join(lines))
-    parts: list[str] = []
-    for unit in units:
-        if size(unit) > limit:
-            unit = escape(shorten(html.unescape(_TAG.sub("", unit)), limit // 2))
-        if parts and size(f"{parts[-1]}\n{unit}") <= limit:
-            parts[-1] = f"{parts[-1]}\n{unit}"
-        else:
-            parts.append(unit)
-    return parts
+    fitting = [
+        unit
+        if size(unit) <= limit
+        else escape(shorten(html.unescape(_TAG.sub("", unit)), limit // 2))
+        for unit in units
+    ]
+    return [message.text for message in pack(fitting, limit=limit, separator="\n")]
 
 
 class _PlainText(HTMLParser):

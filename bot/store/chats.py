@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
+from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FilterTable
 
 
@@ -87,6 +88,13 @@ def deactivate_chat(session: Session, *, chat_id: int, reason: str) -> bool:
         .values(active=False, inactive_reason=reason)
     )
     return bool(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def mark_unreachable(session: Session, *, chat_id: int, reason: str) -> int:
+    """Blocked, removed, deactivated: the chat becomes inactive (until it writes again) and its
+    unfinished deliveries are recorded as undeliverable. Returns how many."""
+    deactivate_chat(session, chat_id=chat_id, reason=reason)
+    return fail_chat_deliveries(session, chat_id=chat_id, reason=f"undeliverable: {reason}")
 
 
 def forget_chat(session: Session, *, chat_id: int) -> bool:

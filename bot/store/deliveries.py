@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -146,6 +146,11 @@ def count_deliveries(session: Session, *, chat_id: int | None = None) -> dict[st
     if chat_id is not None:
         statement = statement.where(col(DeliveryTable.chat_id) == chat_id)
     return {status: n for status, n in session.exec(statement).all()}
+
+
+def unfinished(counts: Mapping[str, int]) -> int:
+    """How many rows of `count_deliveries` still wait to go out."""
+    return sum(counts.get(status, 0) for status in UNFINISHED)
 
 
 def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:

@@ -37,7 +37,7 @@ from bot.core.render import split_message
 from bot.metrics import serve_metrics
 from bot.postman import Limits, Postman, Sleep
 from bot.service import Clock
-from bot.store import Database, chats, deliveries
+from bot.store import Database, chats
 from bot.telegram.transport import NO_PREVIEW, TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
@@ -114,11 +114,8 @@ async def on_membership(update: Update, context: Context) -> None:
         return
     reason = "blocked by the user" if change.chat.type == "private" else "removed from the chat"
     with context.paperbot.database.session() as session:
-        if chats.deactivate_chat(session, chat_id=change.chat.id, reason=reason):
-            deliveries.fail_chat_deliveries(
-                session, chat_id=change.chat.id, reason=f"undeliverable: {reason}"
-            )
-            log.info("chat %d %s: inactive", change.chat.id, reason)
+        chats.mark_unreachable(session, chat_id=change.chat.id, reason=reason)
+    log.info("chat %d %s: inactive", change.chat.id, reason)
 
 
 async def on_migration(update: Update, context: Context) -> None:

@@ -14,7 +14,11 @@ from tests.feed_server import FeedServer
 from tests.telegram.conftest import World
 
 ADA, BOB = 101, 102
-KV = ("BeNice!", "ElasticKV")
+BENICE = "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing"
+ELASTICKV = (
+    "ElasticKV: a mixed-fidelity KV runtime built on the observation that target fidelity need "
+    "not gate execution"
+)
 SEED_000, SEED_002 = "000_d8ca0602e3945843.txt", "002_fdf517bcef682927.txt"
 
 
@@ -45,14 +49,14 @@ async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None
     report = await world.paperbot.deliver()
     texts = alerts(world, ADA)
     titles = papers_in(texts)
-    assert sorted(t.split(" ", 1)[0] for t in titles) == ["<b>BeNice!</b>", "ElasticKV:"] or (
-        len(titles) == 2 and any("BeNice!" in t for t in titles)
-    )
+    assert sorted(titles) == [BENICE, ELASTICKV]
     assert report.sent == 2 and ledger(world, ADA) == {"sent": 2}
     message = world.server.sent(ADA)[-1]
     assert message["parse_mode"] == "HTML" and message["link_preview_options"]["is_disabled"]
-    assert '"kv cache" (filter 1)' in texts[0] and "TL;DR" in texts[0] or "derived" in texts[0]
-    assert "<b>KV-cache</b>" in "".join(texts) or "<b>KV cache</b>" in "".join(texts)
+    alert = "".join(texts)
+    assert alert.count('matched "kv cache" (filter 1)') == 2
+    assert "<i>TL;DR:</i> BeNice!, a post-training method that broadcasts" in alert
+    assert "<b>KV-cache</b>" in alert and "(headline derived from the abstract)" in alert
 
     assert (await world.paperbot.deliver()).messages == 0  # the next tick: nothing twice
 
