@@ -23,40 +23,60 @@ def fold_word(word: str) -> str:
     return sys.intern(strip_accents(word.casefold()))
 
 
+def _singular(word: str) -> str:
+    """A light, deterministic plural fold; the same on both sides, so only consistency matters:
+    studies -> study, classes -> class, boxes -> box, caches -> cach, models -> model (but not
+    class, corpus, analysis), and cache -> cach so that cache and caches meet."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    last = word[-1]
+    if last == "s":
+        if word.endswith("ies") and len(word) > 4:
+            return word[:-3] + "y"
+        if word.endswith(("sses", "xes", "ches", "shes")):
+            return word[:-2]
+        return word if word.endswith(("ss", "us", "is")) else word[:-1]
+    if last == "e" and word.endswith(("che", "she")):
+        return word[:-1]
+    return word
+
+
 @lru_cache(maxsize=200_000)
 def singular(folded: str) -> str:
-    """A light, deterministic plural fold; the same on both sides, so only consistency matters."""
-    word = folded
-    if len(word) > 3 and word.isalpha():
-        if word.endswith("ies") and len(word) > 4:
-            word = word[:-3] + "y"
-        elif word.endswith(("sses", "xes", "ches", "shes")):
-            word = word[:-2]
-        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            word = word[:-1]
-        if word.endswith(("che", "she")):
-            word = word[:-1]
-    return sys.intern(word)
+    return sys.intern(_singular(folded))
 
 
-_FOLDED: dict[str, str] = {}  # word as written -> folded
-_TERM: dict[str, str] = {}  # word as written -> term
+_FOLDED: dict[str, str] = {}  # non-ASCII word as written -> folded
+_TERM: dict[str, str] = {}  # folded word -> term
 _MEMO_LIMIT = 500_000  # memos, not vocabularies: emptied when they grow past this
 
 
-def analyse_words(text: str) -> tuple[list[str], list[str]]:
-    """(folded words, terms) of a text, in order; the fast path for matching."""
-    words = _WORD.findall(text)
-    missing = set(words).difference(_FOLDED)  # C-level; iterates the words, not the memo
-    if missing:
-        if len(_FOLDED) + len(missing) > _MEMO_LIMIT:
+def analyse_words(text: str) -> tuple[set[str], list[str]]:
+    """(the set of folded words, the terms in order) of a text: the fast path for matching, with
+    the same words and folds as `tokens`.
+
+    ASCII text (nearly every abstract) is lower-cased whole, which folds each word as `fold_word`
+    would; other text is folded word by word. Words seen before cost a dictionary lookup."""
+    if text.isascii():
+        folded = _WORD.findall(text.lower())
+    else:
+        words = _WORD.findall(text)
+        unseen = set(words).difference(_FOLDED)  # C-level; iterates the words, not the memo
+        if len(_FOLDED) + len(unseen) > _MEMO_LIMIT:
             _FOLDED.clear()
+            unseen = set(words)
+        for word in unseen:
+            _FOLDED[word] = fold_word(word)
+        folded = list(map(_FOLDED.__getitem__, words))
+    distinct = set(folded)
+    unseen = distinct.difference(_TERM)
+    if unseen:
+        if len(_TERM) + len(unseen) > _MEMO_LIMIT:
             _TERM.clear()
-            missing = set(words)
-        for word in missing:
-            base = _FOLDED[word] = fold_word(word)
-            _TERM[word] = singular(base)
-    return list(map(_FOLDED.__getitem__, words)), list(map(_TERM.__getitem__, words))
+            unseen = distinct
+        for word in unseen:  # interned: the filters' own terms are, so lookups meet by identity
+            _TERM[word] = sys.intern(_singular(word))
+    return distinct, list(map(_TERM.__getitem__, folded))
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,67 +24,67 @@ from bot.core.query import (
     Word,
 )
 
-# Field bits of a compiled leaf.
+# Field bits of a compiled leaf; a Document's per-field lists are indexed by them.
 TITLE, ABSTRACT, AUTHOR = 1, 2, 4
 TEXT = TITLE | ABSTRACT
 _FIELD_BITS = {"title": TITLE, "abstract": ABSTRACT, "author": AUTHOR}
-# Opcodes of the compiled program: (op, ...) tuples.
-WORD, PHRASE, PREFIX, CATEGORY, AND, OR, NOT = range(7)
-# Words an AND needs all of, or none of, in the same fields: one C-level set test each; and
-# both at once, for an AND of nothing but words and negated words on the same fields.
-ALL_WORDS, NO_WORDS, WORDS_BUT = 7, 8, 9
 
 
 class Document:
     """A paper analysed once for matching: the terms of each field as a set (words), their
-    adjacent pairs (phrases) and folded forms (prefixes)."""
+    adjacent pairs (phrases) and folded forms (prefixes). Each is a list indexed by field bits
+    (TITLE, ABSTRACT, TEXT, AUTHOR): the hot path reads them without a dictionary lookup."""
 
     __slots__ = ("terms", "pairs", "folded", "sequences", "categories", "prefixes")
 
+    categories: set[str]
+
     def __init__(self, paper: Paper) -> None:
-        title_folded, title = analyse_words(paper.title)
-        abstract_folded, abstract = analyse_words(paper.abstract)
-        author_folded, authors = [], []
+        title_words, title = analyse_words(paper.title)
+        abstract_words, abstract = analyse_words(paper.abstract)
+        author_words: set[str] = set()
+        authors: list[list[str]] = []
         for name in paper.authors:
             folded, found = analyse_words(name)
-            author_folded.extend(folded)
+            author_words |= folded
             authors.append(found)
-        self.sequences: dict[int, list[list[str]]] = {
-            TITLE: [title],
-            ABSTRACT: [abstract],
-            TEXT: [title, abstract],
-            AUTHOR: authors,
-        }
         title_terms, abstract_terms = set(title), set(abstract)
-        self.terms: dict[int, set[str]] = {
-            TITLE: title_terms,
-            ABSTRACT: abstract_terms,
-            TEXT: title_terms | abstract_terms,
-            AUTHOR: {t for name in authors for t in name},
-        }
+        author_terms = {t for name in authors for t in name}
+        self.sequences: list[list[list[str]]] = [
+            [], [title], [abstract], [title, abstract], authors,
+        ]  # fmt: skip
+        self.terms: list[set[str]] = [
+            set(), title_terms, abstract_terms, title_terms | abstract_terms, author_terms,
+        ]  # fmt: skip
+        self.folded: list[set[str]] = [
+            set(), title_words, abstract_words, title_words | abstract_words, author_words,
+        ]  # fmt: skip
         # Adjacent pairs as "a b" strings (terms hold no spaces): strings are not tracked by
         # the garbage collector, tuples are, and a paper has hundreds of pairs.
-        self.pairs: dict[int, set[str]] = {
-            TEXT: {*_pairs(title), *_pairs(abstract)},
-            AUTHOR: {pair for name in authors for pair in _pairs(name)},
-        }
-        title_words, abstract_words = set(title_folded), set(abstract_folded)
-        self.folded: dict[int, set[str]] = {
-            TITLE: title_words,
-            ABSTRACT: abstract_words,
-            TEXT: title_words | abstract_words,
-            AUTHOR: set(author_folded),
-        }
-        self.categories = [fold_category(c) for c in paper.categories]
-        # "fields:prefix" -> whether a word of those fields starts with it; the index fills it in
-        # while it looks for candidates, so most prefix checks are one lookup. (String keys, not
-        # tuples: nothing for the garbage collector to track.)
-        self.prefixes: dict[str, bool] = {}
+        title_pairs, abstract_pairs = _pairs(title), _pairs(abstract)
+        author_pairs = {pair for name in authors for pair in _pairs(name)}
+        self.pairs: list[set[str]] = [
+            set(), title_pairs, abstract_pairs, title_pairs | abstract_pairs, author_pairs,
+        ]  # fmt: skip
+        # Each category and each of its prefixes up to a dot: "math.na", "math.": what any
+        # category test (exact, archive, prefix) looks up.
+        self.categories = set()
+        for category in map(fold_category, paper.categories):
+            self.categories.add(category)
+            self.categories.update(
+                category[: i + 1] for i, letter in enumerate(category) if letter == "."
+            )
+        # Per field set, prefix -> whether a word there starts with it; the index fills in the
+        # text's and the authors' while it looks for candidates, so most checks are one lookup.
+        self.prefixes: list[dict[str, bool]] = [{}, {}, {}, {}, {}]
 
     def has_phrase(self, fields: int, phrase: tuple[str, ...]) -> bool:
         size = len(phrase)
-        if size == 2 and fields in self.pairs:
-            return f"{phrase[0]} {phrase[1]}" in self.pairs[fields]
+        pairs = self.pairs[fields]
+        if size == 2:
+            return f"{phrase[0]} {phrase[1]}" in pairs
+        if not pairs.issuperset(map(" ".join, zip(phrase, phrase[1:]))):  # noqa: B905
+            return False  # a pair of it is missing; otherwise find the words in order
         for sequence in self.sequences[fields]:
             start = 0
             while True:
@@ -98,27 +98,88 @@ class Document:
         return False
 
     def has_prefix(self, fields: int, prefix: str) -> bool:
-        key = f"{fields}:{prefix}"
-        found = self.prefixes.get(key)
+        known = self.prefixes[fields]
+        found = known.get(prefix)
         if found is None:
-            found = any(word.startswith(prefix) for word in self.folded[fields])
-            self.prefixes[key] = found
+            found = known[prefix] = any(word.startswith(prefix) for word in self.folded[fields])
         return found
 
 
-def _pairs(sequence: list[str]) -> list[str]:
-    return [f"{a} {b}" for a, b in zip(sequence, sequence[1:])]  # noqa: B905
+def _pairs(sequence: list[str]) -> set[str]:
+    return set(map(" ".join, zip(sequence, sequence[1:])))  # noqa: B905
 
 
-def category_matches(category: str, value: str, is_prefix: bool) -> bool:
-    if is_prefix:
-        return category.startswith(value)
-    return category == value or ("." not in value and category.startswith(value + "."))
-
-
-# -- compiling ---------------------------------------------------------------------------------
+# -- compiled programs ---------------------------------------------------------------------------
+#
+# A program is a tuple whose first item is the function that runs it: (op, ...). Running one is a
+# single call, with no dispatch on a code; the functions double as the opcodes.
 
 Program = tuple  # nested (op, ...) tuples
+
+
+def run(program: Program, doc: Document) -> bool:
+    return bool(program[0](program, doc))
+
+
+def _word(program: Program, doc: Document) -> bool:
+    return program[2] in doc.terms[program[1]]
+
+
+def _phrase(program: Program, doc: Document) -> bool:
+    return doc.has_phrase(program[1], program[2])
+
+
+def _prefix(program: Program, doc: Document) -> bool:
+    return doc.has_prefix(program[1], program[2])
+
+
+def _category(program: Program, doc: Document) -> bool:
+    return not doc.categories.isdisjoint(program[1])
+
+
+def _and(program: Program, doc: Document) -> bool:
+    for part in program[1:]:  # noqa: SIM110  (a plain loop: this is the hot path)
+        if not part[0](part, doc):
+            return False
+    return True
+
+
+def _or(program: Program, doc: Document) -> bool:
+    for part in program[1:]:  # noqa: SIM110
+        if part[0](part, doc):
+            return True
+    return False
+
+
+def _not(program: Program, doc: Document) -> bool:
+    part = program[1]
+    return not part[0](part, doc)
+
+
+def _anchored(program: Program, doc: Document) -> bool:
+    """(ANCHORED, part, rest): an AND in the index whose part gave its anchors and holds for
+    every paper that hits them (an exact part): only the rest is left to check."""
+    rest = program[2]
+    return rest[0](rest, doc)
+
+
+# Words an AND needs all of, or none of, in the same fields: one C-level set test each; and both
+# at once, for an AND of nothing but words and negated words on the same fields.
+def _all_words(program: Program, doc: Document) -> bool:
+    return program[2] <= doc.terms[program[1]]
+
+
+def _no_words(program: Program, doc: Document) -> bool:
+    return doc.terms[program[1]].isdisjoint(program[2])
+
+
+def _words_but(program: Program, doc: Document) -> bool:
+    terms = doc.terms[program[1]]
+    return program[2] <= terms and terms.isdisjoint(program[3])
+
+
+WORD, PHRASE, PREFIX, CATEGORY, AND, OR, NOT = _word, _phrase, _prefix, _category, _and, _or, _not
+ALL_WORDS, NO_WORDS, WORDS_BUT, ANCHORED = _all_words, _no_words, _words_but, _anchored
 
 
 def _bits(fields: tuple[str, ...]) -> int:
@@ -135,8 +196,10 @@ def compile_query(node: Node) -> Program:
         return (PHRASE, _bits(node.fields), node.terms)
     if isinstance(node, Prefix):
         return (PREFIX, _bits(node.fields), node.prefix)
-    if isinstance(node, Category):
-        return (CATEGORY, node.value, node.is_prefix)
+    if isinstance(node, Category):  # the keys of Document.categories any of which matches
+        if node.is_prefix or "." in node.value:
+            return (CATEGORY, (node.value,))
+        return (CATEGORY, (node.value, node.value + "."))  # an archive: itself or its subjects
     if isinstance(node, Not):
         return (NOT, compile_query(node.part))
     if isinstance(node, And):
@@ -152,9 +215,9 @@ def _compile_and(parts: list[Program]) -> Program:
     excluded: dict[int, set[str]] = {}
     rest: list[Program] = []
     for part in parts:
-        if part[0] == WORD:
+        if part[0] is WORD:
             needed.setdefault(part[1], set()).add(part[2])
-        elif part[0] == NOT and part[1][0] == WORD:
+        elif part[0] is NOT and part[1][0] is WORD:
             excluded.setdefault(part[1][1], set()).add(part[1][2])
         else:
             rest.append(part)
@@ -172,72 +235,41 @@ def _compile_and(parts: list[Program]) -> Program:
     return tests[0] if len(tests) == 1 else (AND, *tests)
 
 
-def run(program: Program, doc: Document) -> bool:
-    op = program[0]
-    if op == AND:
-        for part in program[1:]:  # noqa: SIM110  (a plain loop: this is the hot path)
-            if not run(part, doc):
-                return False
-        return True
-    if op == WORDS_BUT:
-        terms = doc.terms[program[1]]
-        return program[2] <= terms and terms.isdisjoint(program[3])
-    if op == WORD:
-        return program[2] in doc.terms[program[1]]
-    if op == ALL_WORDS:
-        return program[2] <= doc.terms[program[1]]
-    if op == NO_WORDS:
-        return doc.terms[program[1]].isdisjoint(program[2])
-    if op == OR:
-        for part in program[1:]:  # noqa: SIM110
-            if run(part, doc):
-                return True
-        return False
-    if op == PHRASE:
-        return doc.has_phrase(program[1], program[2])
-    if op == PREFIX:
-        return doc.has_prefix(program[1], program[2])
-    if op == CATEGORY:
-        return any(category_matches(c, program[1], program[2]) for c in doc.categories)
-    return not run(program[1], doc)
-
-
 # -- anchors -------------------------------------------------------------------------------------
 
-# Anchor kinds: a text term, an author term, a text prefix, an author prefix, a category, and
-# adjacent word pairs (phrases) in the text or in one author's name.
-TEXT_TERM, AUTHOR_TERM, TEXT_PREFIX, AUTHOR_PREFIX, CATEGORY_EXACT, CATEGORY_PREFIX = range(6)
-TEXT_PAIR, AUTHOR_PAIR = 6, 7
-ANCHOR_KINDS = 8
+# Anchor kinds: the terms and the adjacent word pairs (phrases) of each field set (title,
+# abstract, both, authors; the kind is the field bits, plus PAIR for pairs), text and author
+# prefixes, and category keys.
+PAIR = 5
+TEXT_PREFIX, AUTHOR_PREFIX, CATEGORY_KEY = 10, 11, 12
+ANCHOR_KINDS = 13
+_FIELD_SETS = (TITLE, ABSTRACT, TEXT, AUTHOR)
 HEAD = 5  # prefixes this long or longer are grouped by their first HEAD letters
+WORD_MEMO_LIMIT = 1_000_000  # words whose indexed prefixes are remembered, before starting over
 Anchor = tuple[int, str]
 
 
 def _leaf_anchors(program: Program, frequency: Mapping[str, float]) -> list[Anchor]:
-    op, fields = program[0], program[1]
+    op = program[0]
     if op == CATEGORY:
-        value, is_prefix = program[1], program[2]
-        if is_prefix or "." not in value:
-            return [(CATEGORY_PREFIX, value if is_prefix else value + "."), (CATEGORY_EXACT, value)]
-        return [(CATEGORY_EXACT, value)]
+        return [(CATEGORY_KEY, value) for value in program[1]]
+    fields = program[1]
+    if op == PREFIX:
+        return [
+            (kind, program[2])
+            for kind, part in ((TEXT_PREFIX, fields & TEXT), (AUTHOR_PREFIX, fields & AUTHOR))
+            if part
+        ]
     if op == PHRASE:
         # The adjacent pair whose rarer word is rarest.
         pairs = zip(program[2], program[2][1:])  # noqa: B905
         first, second = min(
             pairs, key=lambda p: min(_word_cost(p[0], frequency), _word_cost(p[1], frequency))
         )
-        key = f"{first} {second}"
-        text_kind, author_kind = TEXT_PAIR, AUTHOR_PAIR
-    elif op == PREFIX:
-        key, text_kind, author_kind = program[2], TEXT_PREFIX, AUTHOR_PREFIX
+        key, base = f"{first} {second}", PAIR
     else:
-        key, text_kind, author_kind = program[2], TEXT_TERM, AUTHOR_TERM
-    anchors: list[Anchor] = []
-    if fields & TEXT:
-        anchors.append((text_kind, key))
-    if fields & AUTHOR:
-        anchors.append((author_kind, key))
-    return anchors
+        key, base = program[2], 0
+    return [(base + part, key) for part in (fields & TEXT, fields & AUTHOR) if part]
 
 
 def _cost(anchors: list[Anchor], frequency: Mapping[str, float]) -> float:
@@ -245,15 +277,17 @@ def _cost(anchors: list[Anchor], frequency: Mapping[str, float]) -> float:
     else longer words (and pairs of words) are taken to be rarer, categories common."""
     total = 0.0
     for kind, key in anchors:
-        if kind in (CATEGORY_EXACT, CATEGORY_PREFIX):
-            total += 0.3 if kind == CATEGORY_EXACT else 0.6
-        elif kind in (TEXT_PAIR, AUTHOR_PAIR):
-            first, second = key.split(" ")
-            total += min(_word_cost(first, frequency), _word_cost(second, frequency)) * 0.1
+        if kind == CATEGORY_KEY:
+            total += 0.6 if key.endswith(".") else 0.3
         elif kind in (TEXT_PREFIX, AUTHOR_PREFIX):
             total += 3 * _word_cost(key, frequency)
         else:
-            total += _word_cost(key, frequency)
+            if kind > PAIR:
+                first, second = key.split(" ")
+                cost = min(_word_cost(first, frequency), _word_cost(second, frequency)) * 0.1
+            else:
+                cost = _word_cost(key, frequency)
+            total += cost * (0.3 if kind % PAIR == TITLE else 1.0)  # titles are short
     return total
 
 
@@ -267,16 +301,20 @@ def _word_cost(word: str, frequency: Mapping[str, float]) -> float:
 
 
 def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor] | None:
-    """Anchors such that any paper the program matches holds at least one; None if none exist."""
+    """Anchors such that any paper the program matches holds at least one; None if none exist.
+    Of several choices the cheapest, ties broken by the anchors themselves, so the same program
+    always gets the same anchors (removing a filter finds them again)."""
     op = program[0]
     if op in (NOT, NO_WORDS):
         return None
+    if op == ANCHORED:
+        return anchors_of(program[1], frequency)
     if op in (ALL_WORDS, WORDS_BUT):
-        words = [(WORD, program[1], word) for word in sorted(program[2])]
-        return min((_leaf_anchors(w, frequency) for w in words), key=lambda a: _cost(a, frequency))
+        options = [_leaf_anchors((WORD, program[1], word), frequency) for word in program[2]]
+        return min(options, key=lambda a: (_cost(a, frequency), a))
     if op == AND:
         options = [a for p in program[1:] if (a := anchors_of(p, frequency)) is not None]
-        return min(options, key=lambda a: _cost(a, frequency)) if options else None
+        return min(options, key=lambda a: (_cost(a, frequency), a)) if options else None
     if op == OR:
         union: list[Anchor] = []
         for part in program[1:]:
@@ -289,15 +327,72 @@ def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor]
 
 
 def _is_exact(program: Program) -> bool:
-    """A lone word, prefix, two-word phrase or category: a hit on its anchor is a match."""
+    """A hit on the program's anchors is a match: a lone word, two-word phrase or category, or a
+    prefix in the whole text or the authors (prefixes are probed in the text as a whole)."""
     op = program[0]
-    if op == WORD:  # text anchors join title and abstract: only a word on both is exact
-        return program[1] in (TEXT, AUTHOR)
+    if op in (WORD, CATEGORY):
+        return True
     if op == PHRASE:
-        return len(program[2]) == 2 and program[1] in (TEXT, AUTHOR)
-    if op == PREFIX:
-        return program[1] in (TEXT, AUTHOR)
-    return op == CATEGORY and not program[2] and "." in program[1]
+        return len(program[2]) == 2
+    return op == PREFIX and program[1] & TEXT in (0, TEXT)
+
+
+def _anchor(program: Program, frequency: Mapping[str, float]) -> tuple[Program, list | None]:
+    """The program as the index keeps it, and its anchors: an AND whose anchors come from an
+    exact part becomes (ANCHORED, part, rest), since every candidate already passes that part."""
+    anchors = anchors_of(program, frequency)
+    if anchors is None or program[0] != AND:
+        return program, anchors
+    parts = program[1:]
+    for i, part in enumerate(parts):
+        if _is_exact(part) and _leaf_anchors(part, frequency) == anchors:
+            rest = parts[:i] + parts[i + 1 :]
+            return (ANCHORED, part, rest[0] if len(rest) == 1 else (AND, *rest)), anchors
+    return program, anchors
+
+
+class _WordPrefixes:
+    """Folded word -> the indexed prefixes it starts with (mostly none), in a plain dict (set
+    operations take their C path only with an exact dict). Words never seen are looked up
+    together, with set operations: the long prefixes through their first HEAD letters, the short
+    ones by length."""
+
+    __slots__ = ("known", "postings", "heads", "lengths")
+
+    def __init__(
+        self, postings: dict[str, list[int]], heads: dict[str, list[str]], lengths: dict[int, int]
+    ) -> None:
+        self.known: dict[str, tuple[str, ...]] = {}
+        self.postings, self.heads, self.lengths = postings, heads, lengths
+
+    def hits(self, words: set[str]) -> set[str]:
+        """The indexed prefixes that some of the words start with."""
+        known = self.known
+        unseen = words.difference(known)  # C-level, iterates the words (not `- keys()`)
+        if unseen:
+            self._learn(unseen)
+        return set().union(*map(known.__getitem__, words))
+
+    def _learn(self, words: set[str]) -> None:
+        found: dict[str, tuple[str, ...]] = dict.fromkeys(words, ())
+        heads = self.heads
+        shared = heads.keys() & {word[:HEAD] for word in words}
+        if shared:
+            for word in words:
+                if word[:HEAD] in shared and len(word) >= HEAD:
+                    found[word] = tuple([p for p in heads[word[:HEAD]] if word.startswith(p)])
+        for n in self.lengths:
+            short = self.postings.keys() & {word[:n] for word in words if len(word) >= n}
+            if short:
+                for word in words:
+                    if word[:n] in short and len(word) >= n:
+                        found[word] += (word[:n],)
+        if len(self.known) + len(found) > WORD_MEMO_LIMIT:
+            self.known.clear()
+        self.known.update(found)
+
+    def forget(self) -> None:
+        self.known.clear()
 
 
 # -- the index -------------------------------------------------------------------------------------
@@ -319,6 +414,13 @@ class FilterIndex:
         self._heads: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
         # How many indexed prefixes of each length below HEAD, for text and for authors.
         self._short_lengths: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        # Folded word -> the indexed prefixes it starts with, for text and for authors: a
+        # vocabulary repeats from paper to paper, so most words are probed once. Forgotten
+        # whenever an indexed prefix comes or goes.
+        self._word_prefixes = tuple(
+            _WordPrefixes(self._postings[kind], self._heads[author], self._short_lengths[author])
+            for author, kind in enumerate((TEXT_PREFIX, AUTHOR_PREFIX))
+        )
 
     def __len__(self) -> int:
         return len(self._programs)
@@ -329,11 +431,10 @@ class FilterIndex:
     def add(self, filter_id: int, query: Node) -> None:
         if filter_id in self._programs:
             self.remove(filter_id)
-        program = compile_query(query)
+        program, anchors = _anchor(compile_query(query), self._frequency)
         self._programs[filter_id] = program
         if _is_exact(program):
             self._exact.add(filter_id)
-        anchors = anchors_of(program, self._frequency)
         if anchors is None:
             self._unanchored.add(filter_id)
             return
@@ -361,8 +462,10 @@ class FilterIndex:
                         self._track_prefix(kind, key, -1)
 
     def _track_prefix(self, kind: int, prefix: str, change: int) -> None:
-        """Keep the grouping of long prefixes and the count of short ones in step."""
+        """Keep the grouping of long prefixes and the count of short ones in step; words'
+        remembered prefixes are forgotten, since the indexed prefixes changed."""
         author = kind == AUTHOR_PREFIX
+        self._word_prefixes[author].forget()
         if len(prefix) < HEAD:
             lengths = self._short_lengths[author]
             lengths[len(prefix)] = lengths.get(len(prefix), 0) + change
@@ -379,51 +482,40 @@ class FilterIndex:
 
     def candidates(self, doc: Document) -> set[int]:
         found: set[int] = set(self._unanchored)
+        postings = self._postings
         for kind, keys in (
-            (TEXT_TERM, doc.terms[TEXT]),
-            (AUTHOR_TERM, doc.terms[AUTHOR]),
-            (TEXT_PAIR, doc.pairs[TEXT]),
-            (AUTHOR_PAIR, doc.pairs[AUTHOR]),
+            (TEXT, doc.terms[TEXT]),
+            (AUTHOR, doc.terms[AUTHOR]),
+            (PAIR + TEXT, doc.pairs[TEXT]),
+            (TITLE, doc.terms[TITLE]),
+            (ABSTRACT, doc.terms[ABSTRACT]),
+            (PAIR + TITLE, doc.pairs[TITLE]),
+            (PAIR + ABSTRACT, doc.pairs[ABSTRACT]),
+            (PAIR + AUTHOR, doc.pairs[AUTHOR]),
+            (CATEGORY_KEY, doc.categories),
         ):
-            postings = self._postings[kind]
-            for key in postings.keys() & keys:  # C-level intersection, smaller side iterated
-                found.update(postings[key])
+            listed = postings[kind]
+            if listed:  # every posting list of a key the paper holds, in one C-level call
+                found.update(*map(listed.__getitem__, listed.keys() & keys))
         self._probe_prefixes(doc, TEXT_PREFIX, found)
         self._probe_prefixes(doc, AUTHOR_PREFIX, found)
-        exact, prefixes = self._postings[CATEGORY_EXACT], self._postings[CATEGORY_PREFIX]
-        for category in doc.categories:
-            if (hit := exact.get(category)) is not None:
-                found.update(hit)
-            archive, dot, _ = category.partition(".")
-            for key in (archive + ".", category + ".") if dot else (category + ".",):
-                if (hit := prefixes.get(key)) is not None:
-                    found.update(hit)
         return found
 
     def _probe_prefixes(self, doc: Document, kind: int, found: set[int]) -> None:
         postings = self._postings[kind]
         if not postings:
             return
-        fields = AUTHOR if kind == AUTHOR_PREFIX else TEXT
         author = kind == AUTHOR_PREFIX
-        words = doc.folded[fields]
-        hits: list[str] = []
-        for length in self._short_lengths[author]:
-            hits += postings.keys() & {w[:length] for w in words if len(w) >= length}
-        heads = self._heads[author]
-        shared = heads.keys() & {w[:HEAD] for w in words if len(w) >= HEAD}
-        for word in words:
-            if word[:HEAD] in shared:
-                hits += [prefix for prefix in heads[word[:HEAD]] if word.startswith(prefix)]
-        for prefix in hits:
-            found.update(postings[prefix])
-            doc.prefixes[f"{fields}:{prefix}"] = True
+        fields = AUTHOR if author else TEXT
+        hits = self._word_prefixes[author].hits(doc.folded[fields])
+        found.update(*map(postings.__getitem__, hits))
+        doc.prefixes[fields] = dict.fromkeys(hits, True)
 
     def match_document(self, doc: Document) -> list[int]:
         candidates = self.candidates(doc)
         matched = candidates & self._exact
         programs = self._programs
-        matched.update([f for f in candidates - matched if run(programs[f], doc)])
+        matched.update([f for f in candidates - matched if (p := programs[f])[0](p, doc)])
         return sorted(matched)
 
     def match(self, papers: Iterable[Paper]) -> list[list[int]]:

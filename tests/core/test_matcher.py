@@ -9,11 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.core.analysis import analyse_words, singular
 from bot.core.highlight import highlights
 from bot.core.listings import parse_listing
 from bot.core.matcher import FilterIndex
 from bot.core.paper import Paper
-from bot.core.query import InvalidQuery, parse_query
+from bot.core.query import InvalidQuery, Node, parse_query
 from tests import reference_matcher
 from tests.conftest import SEEDS
 
@@ -193,3 +194,84 @@ def test_removing_a_prefix_filter_keeps_the_others_found() -> None:
     index.remove(3)
     hits = index.match(seed_papers())
     assert sum(2 in h for h in hits) == 2 and not any({1, 3} & set(h) for h in hits)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["add", "add", "remove", "match"]), query, st.integers(0, 5)),
+        min_size=1,
+        max_size=25,
+    ),
+    st.lists(paper, min_size=1, max_size=4),
+)
+def test_one_index_kept_in_step_agrees_with_the_reference(
+    steps: list[tuple[str, str, int]], papers: list[Paper]
+) -> None:
+    """Filters come and go between matches, as in the running bot: what the index remembers
+    between matches (words' prefixes, anchored programs) must follow every change."""
+    index = FilterIndex()
+    live: dict[int, Node] = {}
+    for action, source, number in steps:
+        if action == "add":
+            try:
+                live[number] = parse_query(source)
+            except InvalidQuery:
+                continue
+            index.add(number, live[number])
+        elif action == "remove":
+            index.remove(number)
+            live.pop(number, None)
+        for item, hits in zip(papers, index.match(papers), strict=True):
+            expected = [
+                n for n, node in sorted(live.items()) if reference_matcher.matches(node, item)
+            ]
+            assert hits == expected
+    assert len(index) == len(live)
+
+
+@pytest.mark.parametrize(
+    ("word", "term"),
+    [
+        ("models", "model"),
+        ("studies", "study"),
+        ("ties", "tie"),
+        ("classes", "class"),
+        ("boxes", "box"),
+        ("caches", "cach"),
+        ("cache", "cach"),
+        ("wishes", "wish"),
+        ("class", "class"),
+        ("corpus", "corpus"),
+        ("analysis", "analysis"),
+        ("gas", "gas"),
+        ("llms", "llm"),
+        ("gpt4s", "gpt4s"),
+        ("niche", "nich"),
+        ("she", "she"),
+    ],
+)
+def test_plurals_fold_to_one_term(word: str, term: str) -> None:
+    assert singular(word) == term
+    assert analyse_words(word.upper())[1] == [term]
+
+
+def test_prefixes_added_and_removed_between_matches_are_found() -> None:
+    """The index remembers which indexed prefixes each word it has seen starts with; a prefix
+    that comes or goes later must count from the next match on."""
+    index = FilterIndex()
+    papers = seed_papers()
+    index.add(1, parse_query("kv*"))
+    assert sum(1 in hits for hits in index.match(papers)) == 2
+    for number, source in enumerate(["distill*", "distillation*", "dist*"], start=2):
+        index.add(number, parse_query(source))
+        found = [
+            p.title for p, hits in zip(papers, index.match(papers), strict=True) if number in hits
+        ]
+        assert found == titles_matching(source) and found, source
+    assert len(titles_matching("dist*")) > 2
+    index.remove(2)
+    index.remove(4)
+    hits = index.match(papers)
+    assert sum(3 in h for h in hits) == 2 and not any({2, 4} & set(h) for h in hits)
+    assert sum(1 in h for h in hits) == 2
