@@ -269,7 +269,11 @@ def _leaf_anchors(program: Program, frequency: Mapping[str, float]) -> list[Anch
         key, base = f"{first} {second}", PAIR
     else:
         key, base = program[2], 0
-    return [(base + part, key) for part in (fields & TEXT, fields & AUTHOR) if part]
+    # Title-only leaves have kinds of their own (titles are short: cheap to look up); abstract-
+    # only ones are filed with the whole text and checked, which spares every paper a lookup of
+    # its abstract's terms and pairs.
+    text = TEXT if fields & TEXT == ABSTRACT else fields & TEXT
+    return [(base + part, key) for part in (text, fields & AUTHOR) if part]
 
 
 def _cost(anchors: list[Anchor], frequency: Mapping[str, float]) -> float:
@@ -328,13 +332,19 @@ def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor]
 
 def _is_exact(program: Program) -> bool:
     """A hit on the program's anchors is a match: a lone word, two-word phrase or category, or a
-    prefix in the whole text or the authors (prefixes are probed in the text as a whole)."""
+    prefix in the whole text or the authors (prefixes are probed in the text as a whole), except
+    in the abstract alone (filed with the whole text)."""
     op = program[0]
-    if op in (WORD, CATEGORY):
+    if op == CATEGORY:
         return True
+    if op not in (WORD, PHRASE, PREFIX):
+        return False
+    text = program[1] & TEXT
+    if op == WORD:
+        return text != ABSTRACT
     if op == PHRASE:
-        return len(program[2]) == 2
-    return op == PREFIX and program[1] & TEXT in (0, TEXT)
+        return len(program[2]) == 2 and text != ABSTRACT
+    return op == PREFIX and text in (0, TEXT)
 
 
 def _anchor(program: Program, frequency: Mapping[str, float]) -> tuple[Program, list | None]:
@@ -368,10 +378,12 @@ class _WordPrefixes:
     def hits(self, words: set[str]) -> set[str]:
         """The indexed prefixes that some of the words start with."""
         known = self.known
-        unseen = words.difference(known)  # C-level, iterates the words (not `- keys()`)
-        if unseen:
+        found = list(map(known.get, words))  # one C-level pass; None for a word never seen
+        if None in found:
+            unseen = {word for word, hits in zip(words, found) if hits is None}  # noqa: B905
             self._learn(unseen)
-        return set().union(*map(known.__getitem__, words))
+            return set().union(*filter(None, found), *map(known.__getitem__, unseen))
+        return set().union(*filter(None, found))
 
     def _learn(self, words: set[str]) -> None:
         found: dict[str, tuple[str, ...]] = dict.fromkeys(words, ())
@@ -488,9 +500,7 @@ class FilterIndex:
             (AUTHOR, doc.terms[AUTHOR]),
             (PAIR + TEXT, doc.pairs[TEXT]),
             (TITLE, doc.terms[TITLE]),
-            (ABSTRACT, doc.terms[ABSTRACT]),
             (PAIR + TITLE, doc.pairs[TITLE]),
-            (PAIR + ABSTRACT, doc.pairs[ABSTRACT]),
             (PAIR + AUTHOR, doc.pairs[AUTHOR]),
             (CATEGORY_KEY, doc.categories),
         ):
