@@ -69,16 +69,16 @@ def analyse_words(text: str) -> tuple[set[str], list[str]]:
             _FOLDED[word] = fold_word(word)
         folded = list(map(_FOLDED.__getitem__, words))
     distinct = set(folded)
-    terms = list(map(_TERM.get, folded))  # one C-level pass; None for a word never seen
-    if None in terms:
-        unseen = distinct.difference(_TERM)
-        if len(_TERM) + len(unseen) > _MEMO_LIMIT:
-            _TERM.clear()
-            unseen = distinct
-        for word in unseen:  # interned: the filters' own terms are, so lookups meet by identity
-            _TERM[word] = sys.intern(_singular(word))
-        terms = list(map(_TERM.__getitem__, folded))
-    return distinct, terms
+    found = list(map(_TERM.get, folded))  # one C-level pass; None for a word never seen
+    if None not in found:
+        return distinct, found  # type: ignore[return-value]  # no None in it
+    unseen = distinct.difference(_TERM)
+    if len(_TERM) + len(unseen) > _MEMO_LIMIT:
+        _TERM.clear()
+        unseen = distinct
+    for word in unseen:  # interned: the filters' own terms are, so lookups meet by identity
+        _TERM[word] = sys.intern(_singular(word))
+    return distinct, list(map(_TERM.__getitem__, folded))
 
 
 @dataclass(frozen=True, slots=True)
