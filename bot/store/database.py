@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,7 @@ class Database:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._held = threading.local()  # the connection `connection()` keeps, per thread
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool | None = None) -> Database:
@@ -110,9 +114,41 @@ class Database:
 
     @contextmanager
     def connection(self) -> Iterator[Connection]:
-        """One transaction without the ORM: for the hot path's small updates."""
-        with self.engine.begin() as connection:
-            yield connection
+        """One transaction without the ORM, for the hot path's small updates (the delivery
+        ledger's marks, one or two per message). The connection is kept between transactions
+        that follow each other within KEEP_SECONDS in the same thread: a checkout from the pool
+        (and, for PostgreSQL, its ping) costs more than such an update. One idle longer goes back
+        to the pool, and a fresh, pinged one is taken."""
+        held: _Held | None = getattr(self._held, "value", None)
+        now = time.monotonic()
+        if held is not None and (now - held.used > KEEP_SECONDS or held.connection.invalidated):
+            held.connection.close()
+            held = None
+        if held is None:
+            held = self._held.value = _Held(self.engine.connect(), now)
+        elif held.connection.in_transaction():  # used outside a `with` since: start clean
+            held.connection.rollback()
+        try:
+            with held.connection.begin():
+                yield held.connection
+        except BaseException:
+            held.connection.close()  # after a failure, start again from the pool
+            self._held.value = None
+            raise
+        held.used = time.monotonic()
 
     def close(self) -> None:
+        held: _Held | None = getattr(self._held, "value", None)
+        if held is not None:
+            held.connection.close()
+            self._held.value = None
         self.engine.dispose()
+
+
+KEEP_SECONDS = 5.0
+
+
+@dataclass
+class _Held:
+    connection: Connection
+    used: float

@@ -47,3 +47,29 @@ def test_postgres_behind_the_code_asks_for_db_upgrade() -> None:
     engine.dispose()
     with pytest.raises(StoreError, match="paperbot db upgrade"):
         Database.open(POSTGRES_URL)
+
+
+def test_hot_path_connection_is_kept_and_recovers(any_database: Database) -> None:
+    """`Database.connection()` keeps its connection between transactions that follow each other
+    (the ledger's marks); a failed transaction is rolled back and the next starts afresh; one
+    whose server side went away fails once, and the next transaction works."""
+    with any_database.connection() as first:
+        first.exec_driver_sql("UPDATE paper SET title = title")
+    with any_database.connection() as again:
+        assert again is first
+    with pytest.raises(ZeroDivisionError), any_database.connection() as failing:
+        failing.exec_driver_sql("UPDATE paper SET title = 'x'")
+        raise ZeroDivisionError
+    with any_database.connection() as after:
+        assert after is not first
+        assert after.exec_driver_sql("SELECT count(*) FROM paper WHERE title = 'x'").scalar() == 0
+        postgres = after.dialect.name == "postgresql"
+        pid = after.exec_driver_sql("SELECT pg_backend_pid()").scalar() if postgres else 0
+    if postgres:
+        with any_database.engine.connect() as other:
+            other.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")  # type: ignore[arg-type]
+            other.commit()
+        with pytest.raises(Exception), any_database.connection() as dead:  # noqa: B017
+            dead.exec_driver_sql("SELECT 1")
+    with any_database.connection() as fresh:
+        assert fresh.exec_driver_sql("SELECT 1").scalar() == 1
