@@ -100,6 +100,13 @@ class RateLimiter:
         self.next_overall = 0.0
         self.overall_lock = asyncio.Lock()
         self.next_for_chat: dict[int, float] = {}
+        # The window: a message arrives at Telegram no later than its answer comes back, so the
+        # n-th may leave only a second after the answer to the (n - rate)-th: however late that
+        # one arrived (a cold connection, a slow first request), no second holds more than the
+        # rate. Slots are numbered; finished(slot, moment) records the answers.
+        self.window = int(limits.overall_per_second)
+        self.slots = 0
+        self.answered: dict[int, float] = {}
 
     async def _until(self, moment: float, now: float) -> None:
         if moment > now:
@@ -114,18 +121,27 @@ class RateLimiter:
         self.next_for_chat[chat_id] = slot + per_chat * MARGIN
         await self._until(slot, now)
 
-    async def wait_overall_turn(self) -> None:
+    async def wait_overall_turn(self) -> int:
         """One sender at a time; the next slot counts from the moment this one really leaves, so
-        a busy moment never lets several go at once to catch up."""
+        a busy moment never lets several go at once to catch up. Returns the slot's number."""
         async with self.overall_lock:
             rate = self.limits.overall_per_second
             interval = MARGIN / rate if rate else 0
             now = self.monotonic()
             target = max(now, self.next_overall)
+            slot, self.slots = self.slots, self.slots + 1
+            if self.window and slot >= self.window:  # unanswered yet: taken as answered now
+                target = max(target, self.answered.pop(slot - self.window, now) + 1.0)
             await self._until(target, now)
             left = self.monotonic()
             # a sleep's small overshoot is not added up; a stall of the loop is not caught up
             self.next_overall = (target if left - target < interval / 2 else left) + interval
+            return slot
+
+    def finished(self, slot: int) -> None:
+        """The request of `slot` was answered (or failed): the window counts from now."""
+        if self.window and slot >= self.slots - self.window:
+            self.answered[slot] = self.monotonic()
 
 
 @dataclass
@@ -239,8 +255,11 @@ class Postman:
             try:
                 shown = text if html else to_plain(text)
                 async with self.in_flight:
-                    await self.limiter.wait_overall_turn()
-                    return await self.transport.send(chat_id, shown, html=html)
+                    slot = await self.limiter.wait_overall_turn()
+                    try:
+                        return await self.transport.send(chat_id, shown, html=html)
+                    finally:
+                        self.limiter.finished(slot)
             except RetryLater as error:
                 report.retries += 1
                 log.warning("chat %d: %s", chat_id, error)
