@@ -237,13 +237,12 @@ def _compile_and(parts: list[Program]) -> Program:
 
 # -- anchors -------------------------------------------------------------------------------------
 
-# Anchor kinds: the terms and the adjacent word pairs (phrases) of each field set (title,
-# abstract, both, authors; the kind is the field bits, plus PAIR for pairs), text and author
-# prefixes, and category keys.
+# Anchor kinds: the terms and the adjacent word pairs (phrases) of the title, of the whole text
+# and of the authors (the kind is the field bits, plus PAIR for pairs; abstract-only leaves are
+# filed with the whole text), text and author prefixes, and category keys.
 PAIR = 5
 TEXT_PREFIX, AUTHOR_PREFIX, CATEGORY_KEY = 10, 11, 12
 ANCHOR_KINDS = 13
-_FIELD_SETS = (TITLE, ABSTRACT, TEXT, AUTHOR)
 HEAD = 5  # prefixes this long or longer are grouped by their first HEAD letters
 WORD_MEMO_LIMIT = 1_000_000  # words whose indexed prefixes are remembered, before starting over
 Anchor = tuple[int, str]
