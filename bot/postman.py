@@ -103,7 +103,7 @@ class RateLimiter:
         # The window: a message arrives at Telegram no later than its answer comes back, so the
         # n-th may leave only a second after the answer to the (n - rate)-th: however late that
         # one arrived (a cold connection, a slow first request), no second holds more than the
-        # rate. Slots are numbered; finished(slot, moment) records the answers.
+        # rate. Slots are numbered; finished(slot) records when each was answered.
         self.window = int(limits.overall_per_second)
         self.slots = 0
         self.answered: dict[int, float] = {}
