@@ -33,7 +33,7 @@ from telegram import Bot  # noqa: E402
 
 from bot import service  # noqa: E402
 from bot.ledger import FilterCache, plan_deliveries  # noqa: E402
-from bot.postman import Limits, Postman  # noqa: E402
+from bot.postman import Limits, Postman, SendReport  # noqa: E402
 from bot.store import Database, chats, deliveries  # noqa: E402
 from bot.telegram.transport import (  # noqa: E402
     NO_PREVIEW,
@@ -107,15 +107,15 @@ def reset_ledger(database: Database) -> None:
         connection.exec_driver_sql("UPDATE delivery SET status = 'pending', message_id = NULL")
 
 
-async def pipeline(database: Database, rounds: int) -> list[float]:
-    rates = []
-    for _ in range(rounds):
-        reset_ledger(database)
-        postman = Postman(database, NoTransport(), clock=service.utc_now, limits=Limits.off())
-        start = time.perf_counter()
-        report = await postman.deliver_instant()
-        rates.append(report.messages / (time.perf_counter() - start))
-    return rates
+async def one_round(database: Database, transport: Any, limits: Limits) -> tuple[SendReport, float]:
+    """The ledger back to pending, then one delivery tick through `transport`: its report and
+    its messages per second."""
+    reset_ledger(database)
+    postman = Postman(database, transport, clock=service.utc_now, limits=limits,
+                      concurrency=CONCURRENCY)  # fmt: skip
+    start = time.perf_counter()
+    report = await postman.deliver_instant()
+    return report, report.messages / (time.perf_counter() - start)
 
 
 def median(values: list[float]) -> float:
@@ -139,14 +139,10 @@ async def unlimited(folder: Path, chat_count: int, rounds: int) -> dict[str, obj
                                        link_preview_options=NO_PREVIEW)  # fmt: skip
 
         for _ in range(rounds):
-            reset_ledger(database)
-            postman = Postman(
-                database, TelegramTransport(bot), clock=service.utc_now, limits=Limits.off(),
-                concurrency=CONCURRENCY,
-            )  # fmt: skip
-            start = time.perf_counter()
-            report = await postman.deliver_instant()
-            ours.append(report.messages / (time.perf_counter() - start))
+            report, messages_per_second = await one_round(
+                database, TelegramTransport(bot), Limits.off()
+            )
+            ours.append(messages_per_second)
             texts = (await server.stats(bot))["texts"][-report.messages :]
 
             start = time.perf_counter()
@@ -154,7 +150,9 @@ async def unlimited(folder: Path, chat_count: int, rounds: int) -> dict[str, obj
             reference.append(len(texts) / (time.perf_counter() - start))
     with database.session() as session:
         ledger = deliveries.count_deliveries(session)
-    without_http = await pipeline(database, rounds)
+    without_http = [
+        (await one_round(database, NoTransport(), Limits.off()))[1] for _ in range(rounds)
+    ]
     database.close()
     server.stop()
     return {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -13,23 +14,23 @@ from bot.store import Database
 log = logging.getLogger(__name__)
 
 
+def _gauge(name: str, about: str, values: int | Mapping[str, int], label: str = "") -> list[str]:
+    """One gauge in Prometheus text format: a value, or one value per label."""
+    lines = [f"# HELP paperbot_{name} {about}", f"# TYPE paperbot_{name} gauge"]
+    if isinstance(values, int):
+        return [*lines, f"paperbot_{name} {values}"]
+    return lines + [f'paperbot_{name}{{{label}="{k}"}} {n}' for k, n in sorted(values.items())]
+
+
 def render_metrics(status: service.StoreStatus) -> str:
     lines = [
-        "# HELP paperbot_papers Papers stored.",
-        "# TYPE paperbot_papers gauge",
-        f"paperbot_papers {status.papers}",
-        "# HELP paperbot_filters Filters kept by all chats.",
-        "# TYPE paperbot_filters gauge",
-        f"paperbot_filters {status.filters}",
-        "# HELP paperbot_chats Chats by state.",
-        "# TYPE paperbot_chats gauge",
-        *(f'paperbot_chats{{state="{s}"}} {n}' for s, n in sorted(status.chats.items())),
-        "# HELP paperbot_deliveries Delivery ledger rows by status.",
-        "# TYPE paperbot_deliveries gauge",
-        *(f'paperbot_deliveries{{status="{s}"}} {n}' for s, n in sorted(status.deliveries.items())),
-        "# HELP paperbot_listing_files Listing files and feed contents by outcome.",
-        "# TYPE paperbot_listing_files gauge",
-        *(f'paperbot_listing_files{{status="{s}"}} {n}' for s, n in sorted(status.files.items())),
+        *_gauge("papers", "Papers stored.", status.papers),
+        *_gauge("filters", "Filters kept by all chats.", status.filters),
+        *_gauge("chats", "Chats by state.", status.chats, "state"),
+        *_gauge("deliveries", "Delivery ledger rows by status.", status.deliveries, "status"),
+        *_gauge(
+            "listing_files", "Listing files and feed contents by outcome.", status.files, "status"
+        ),
     ]
     return "\n".join(lines) + "\n"
 

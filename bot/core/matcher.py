@@ -9,7 +9,7 @@ cost of matching grows with the papers and the candidates, not with the number o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from bot.core.analysis import analyse_words, fold_category
 from bot.core.paper import Paper
@@ -83,7 +83,7 @@ class Document:
         pairs = self.pairs[fields]
         if size == 2:
             return f"{phrase[0]} {phrase[1]}" in pairs
-        if not pairs.issuperset(map(" ".join, zip(phrase, phrase[1:]))):  # noqa: B905
+        if not pairs.issuperset(_pairs(phrase)):
             return False  # a pair of it is missing; otherwise find the words in order
         for sequence in self.sequences[fields]:
             start = 0
@@ -105,7 +105,7 @@ class Document:
         return found
 
 
-def _pairs(sequence: list[str]) -> set[str]:
+def _pairs(sequence: Sequence[str]) -> set[str]:
     return set(map(" ".join, zip(sequence, sequence[1:])))  # noqa: B905
 
 

@@ -137,11 +137,11 @@ def mark_deliveries(
     if sent:
         values["new_message_id"] = message_id
         values["new_sent_at"] = mark.sent_at(now) if mark.sent_at else now
-    rows = [{**values, "row": row} for row in delivery_ids]
-    if mark.order is None:
-        connection.exec_driver_sql(mark.sql, rows)  # type: ignore[arg-type]
+    if mark.order is None:  # named parameters
+        rows: list[Any] = [{**values, "row": row} for row in delivery_ids]
     else:
-        connection.exec_driver_sql(mark.sql, [tuple(r[n] for n in mark.order) for r in rows])
+        rows = [tuple(row if n == "row" else values[n] for n in mark.order) for row in delivery_ids]
+    connection.exec_driver_sql(mark.sql, rows)
 
 
 def reset_sending(session: Session) -> int:
