@@ -3,9 +3,10 @@
 Two runs, one JSON object:
 
 * limits off: how many messages per second paperbot renders and pushes from the ledger (each a
-  state change before and after, rendering, the HTTP call), next to the plain reference: the
-  same pre-rendered messages sent with bare `Bot.send_message` at the same concurrency. Rounds
-  of each alternate (the ledger is reset between them); the figures are the rounds' medians.
+  state change before and after, rendering, the HTTP call), next to plain references: the same
+  pre-rendered messages sent with bare `Bot.send_message` at the same concurrency, through
+  paperbot's request and through python-telegram-bot's default one. Rounds of each alternate
+  (the ledger is reset between them); the figures are the rounds' medians.
 * limits on: the server refuses, as Telegram would, anything over 30 messages/s overall, 1/s per
   chat or 20/min per group; the share of the allowed 30/s that paperbot reaches, and the 429s.
 
@@ -122,32 +123,43 @@ def median(values: list[float]) -> float:
     return round(statistics.median(values), 1)
 
 
+async def bare_sends(bot: Bot, texts: list[str], chat_count: int) -> float:
+    """The reference: pre-rendered messages sent with bare `Bot.send_message`, at the sender's
+    concurrency, without ledger or rendering; messages per second."""
+    semaphore = asyncio.Semaphore(CONCURRENCY)
+
+    async def send(number: int, text: str) -> None:
+        async with semaphore:
+            await bot.send_message(number % chat_count + 1, text, parse_mode="HTML",
+                                   link_preview_options=NO_PREVIEW)  # fmt: skip
+
+    start = time.perf_counter()
+    await asyncio.gather(*(send(n, text) for n, text in enumerate(texts)))
+    return len(texts) / (time.perf_counter() - start)
+
+
 async def unlimited(folder: Path, chat_count: int, rounds: int) -> dict[str, object]:
-    """Rounds of paperbot and of the reference, one after the other, so that both see the same
-    machine (a VM's speed drifts from minute to minute); medians of the rounds."""
+    """Rounds of paperbot and of two references, one after the other, so that all see the same
+    machine (a VM's speed drifts from minute to minute); medians of the rounds. The references
+    send the messages paperbot rendered with bare `Bot.send_message`: through paperbot's request
+    (what the ledger and rendering cost on top), and through python-telegram-bot's default one
+    (what a bot built on PTB as it comes would reach)."""
     server = Server(enforce_limits=False)
     database = prepare(folder / "unlimited", chat_count, EVERYTHING)
     bot = bot_for(server)
+    plain_bot = Bot("123:BENCH", base_url=server.base_url)  # PTB's own request (httpx)
     ours: list[float] = []
     reference: list[float] = []
-    async with bot:
-        semaphore = asyncio.Semaphore(CONCURRENCY)
-
-        async def send(number: int, text: str) -> None:
-            async with semaphore:
-                await bot.send_message(number % chat_count + 1, text, parse_mode="HTML",
-                                       link_preview_options=NO_PREVIEW)  # fmt: skip
-
+    plain: list[float] = []
+    async with bot, plain_bot:
         for _ in range(rounds):
             report, messages_per_second = await one_round(
                 database, TelegramTransport(bot), Limits.off()
             )
             ours.append(messages_per_second)
             texts = (await server.stats(bot))["texts"][-report.messages :]
-
-            start = time.perf_counter()
-            await asyncio.gather(*(send(n, text) for n, text in enumerate(texts)))
-            reference.append(len(texts) / (time.perf_counter() - start))
+            reference.append(await bare_sends(bot, texts, chat_count))
+            plain.append(await bare_sends(plain_bot, texts, chat_count))
     with database.session() as session:
         ledger = deliveries.count_deliveries(session)
     without_http = [
@@ -164,8 +176,13 @@ async def unlimited(folder: Path, chat_count: int, rounds: int) -> dict[str, obj
         "messages_per_second_rounds": [round(r) for r in ours],
         "reference_messages_per_second": median(reference),
         "reference_messages_per_second_rounds": [round(r) for r in reference],
-        "reference": "the same messages, pre-rendered, sent with bare Bot.send_message",
+        "reference": "the same messages, pre-rendered, sent with bare Bot.send_message through "
+        "paperbot's request (aiohttp)",
         "share_of_reference": round(statistics.median(ours) / statistics.median(reference), 3),
+        "ptb_default_messages_per_second": median(plain),
+        "ptb_default_messages_per_second_rounds": [round(r) for r in plain],
+        "ptb_default": "the same, through python-telegram-bot's default request (httpx)",
+        "times_ptb_default": round(statistics.median(ours) / statistics.median(plain), 2),
         "without_http_messages_per_second": median(without_http),
     }
 

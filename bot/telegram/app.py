@@ -211,7 +211,9 @@ def build_application(
         .post_init(start_bot)
         .post_shutdown(stop_bot)
     )
-    builder = builder.request(telegram_request(request_timeout))
+    builder = builder.request(telegram_request(request_timeout)).get_updates_request(
+        telegram_request(request_timeout, connections=1)
+    )
     application = builder.build()
     transport = TelegramTransport(application.bot)
     postman = Postman(
