@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from bot import memory
 from bot.core.matcher import Document, FilterIndex, term_frequencies
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, parse_query
@@ -50,8 +51,9 @@ class FilterCache:
                 log.error("filter %d does not parse: %s", stored.id, error)
                 continue
             self.owner[stored.id] = stored.chat_id
-        if len(added) > 10_000:
-            gc.freeze()  # a large index is long-lived: keep the collector from walking it
+        if len(added) > 10_000:  # a large index is long-lived:
+            gc.freeze()  # keep the collector from walking it,
+            memory.prefer_huge_pages()  # and its lookups from missing the TLB (bot/memory.py)
 
 
 @dataclass

@@ -1,0 +1,77 @@
+"""Backing the process's heap with transparent huge pages (Linux), for the filter index.
+
+A million filters make an index of several hundred megabytes that matching reads all over; with
+the kernel's 4 KiB pages nearly every lookup misses the TLB as well as the cache. Where the
+kernel's transparent huge pages are `madvise` (the usual default), asking for 2 MiB pages for
+the heap and collapsing what is there now (MADV_COLLAPSE, Linux 6.1 and later) makes matching
+about a fifth faster (bench/match.py, `huge_pages`). It changes nothing but how memory is mapped:
+where it is not supported, or the kernel has no huge pages to spare, nothing happens.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import sys
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+MADV_HUGEPAGE = 14
+MADV_COLLAPSE = 25
+HUGE_PAGE = 2 << 20
+THP_SETTING = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+
+
+def huge_pages_available() -> bool:
+    """Whether this kernel can give the process transparent huge pages at all."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        setting = THP_SETTING.read_text()
+    except OSError:
+        return False
+    return "[never]" not in setting
+
+
+def prefer_huge_pages() -> int:
+    """Ask for huge pages for the heap's writable private anonymous memory and collapse what is
+    already there; the bytes now in huge pages' reach (0 where unsupported). Idempotent: memory
+    already collapsed costs next to nothing the second time, so it can follow each large load."""
+    if not huge_pages_available():
+        return 0
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    libc.madvise.restype = ctypes.c_int
+    collapsed = 0
+    for start, end in _heap_ranges():
+        length = end - start
+        if libc.madvise(start, length, MADV_HUGEPAGE) != 0:
+            continue
+        if libc.madvise(start, length, MADV_COLLAPSE) == 0:
+            collapsed += length
+        else:  # EINVAL before Linux 6.1; EAGAIN/ENOMEM when no huge page can be had now
+            log.debug("huge pages: collapse refused (errno %d)", ctypes.get_errno())
+    return collapsed
+
+
+def _heap_ranges() -> list[tuple[int, int]]:
+    """The 2 MiB-aligned parts of the process's writable private anonymous mappings (the
+    allocator's arenas and the brk heap) that are mostly in use, as (start, end): a collapse
+    fills a range whole, so a thread's stack or a reserve barely touched is left as it is."""
+    ranges = []
+    mapping: tuple[int, int] | None = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if not fields[0].endswith(":"):  # a mapping's header: address perms offset dev inode
+            anonymous = len(fields) == 5 or fields[5] == "[heap]"
+            low, high = (int(address, 16) for address in fields[0].split("-"))
+            mapping = (low, high) if fields[1] == "rw-p" and anonymous else None
+        elif fields[0] == "Rss:" and mapping is not None:
+            low, high = mapping
+            start = -(-low // HUGE_PAGE) * HUGE_PAGE
+            end = high // HUGE_PAGE * HUGE_PAGE
+            if end > start and int(fields[1]) * 1024 * 2 >= high - low:
+                ranges.append((start, end))
+    return ranges
