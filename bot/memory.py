@@ -45,7 +45,7 @@ def prefer_huge_pages() -> int:
     libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     libc.madvise.restype = ctypes.c_int
     collapsed = 0
-    for start, end in _heap_ranges():
+    for start, end in heap_ranges(Path("/proc/self/smaps").read_text()):
         length = end - start
         if libc.madvise(start, length, MADV_HUGEPAGE) != 0:
             continue
@@ -56,13 +56,13 @@ def prefer_huge_pages() -> int:
     return collapsed
 
 
-def _heap_ranges() -> list[tuple[int, int]]:
-    """The 2 MiB-aligned parts of the process's writable private anonymous mappings (the
-    allocator's arenas and the brk heap) that are mostly in use, as (start, end): a collapse
-    fills a range whole, so a thread's stack or a reserve barely touched is left as it is."""
+def heap_ranges(smaps: str) -> list[tuple[int, int]]:
+    """The 2 MiB-aligned parts of the writable private anonymous mappings in a /proc/PID/smaps
+    text (the allocator's arenas and the brk heap) that are mostly in use, as (start, end): a
+    collapse fills a range whole, so a thread's stack or a reserve barely touched is left."""
     ranges = []
     mapping: tuple[int, int] | None = None
-    for line in Path("/proc/self/smaps").read_text().splitlines():
+    for line in smaps.splitlines():
         fields = line.split()
         if not fields[0].endswith(":"):  # a mapping's header: address perms offset dev inode
             anonymous = len(fields) == 5 or fields[5] == "[heap]"
