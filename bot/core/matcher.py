@@ -362,9 +362,8 @@ def _anchor(program: Program, frequency: Mapping[str, float]) -> tuple[Program, 
 
 class _WordPrefixes:
     """Folded word -> the indexed prefixes it starts with (mostly none), in a plain dict (set
-    operations take their C path only with an exact dict). Words never seen are looked up
-    together, with set operations: the long prefixes through their first HEAD letters, the short
-    ones by length."""
+    operations take their C path only with an exact dict). A word never seen is looked up once:
+    its long prefixes through its first HEAD letters, the short ones by length."""
 
     __slots__ = ("known", "postings", "heads", "lengths")
 
@@ -385,22 +384,17 @@ class _WordPrefixes:
         return set().union(*filter(None, found))
 
     def _learn(self, words: set[str]) -> None:
-        found: dict[str, tuple[str, ...]] = dict.fromkeys(words, ())
-        heads = self.heads
-        shared = heads.keys() & {word[:HEAD] for word in words}
-        if shared:
-            for word in words:
-                if word[:HEAD] in shared and len(word) >= HEAD:
-                    found[word] = tuple([p for p in heads[word[:HEAD]] if word.startswith(p)])
-        for n in self.lengths:
-            short = self.postings.keys() & {word[:n] for word in words if len(word) >= n}
-            if short:
-                for word in words:
-                    if word[:n] in short and len(word) >= n:
-                        found[word] += (word[:n],)
-        if len(self.known) + len(found) > WORD_MEMO_LIMIT:
+        heads, postings, lengths = self.heads, self.postings, tuple(self.lengths)
+        if len(self.known) + len(words) > WORD_MEMO_LIMIT:
             self.known.clear()
-        self.known.update(found)
+        known = self.known
+        for word in words:  # one pass: a lookup for the long prefixes, one per short length
+            listed = heads.get(word[:HEAD])
+            hits = () if listed is None else tuple([p for p in listed if word.startswith(p)])
+            for n in lengths:  # a word shorter than n would only find itself again
+                if len(word) >= n and word[:n] in postings:
+                    hits += (word[:n],)
+            known[word] = hits
 
     def forget(self) -> None:
         self.known.clear()
