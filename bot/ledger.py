@@ -31,9 +31,12 @@ class FilterCache:
     """Every active chat's filters in one FilterIndex, brought in step with the database by
     `sync` (new filters added, removed ones dropped: the index is never rebuilt)."""
 
+    SETTLE_AFTER = 10_000  # filters gained, at once (as at start) or over time, before settling
+
     def __init__(self) -> None:
         self.index: FilterIndex | None = None
         self.owner: dict[int, int] = {}  # filter id -> chat id
+        self.settled_at = 0  # how many filters the index held when last settled
 
     def sync(self, session: Session) -> None:
         if self.index is None:
@@ -51,9 +54,16 @@ class FilterCache:
                 log.error("filter %d does not parse: %s", stored.id, error)
                 continue
             self.owner[stored.id] = stored.chat_id
-        if len(added) > 10_000:  # a large index is long-lived:
-            gc.freeze()  # keep the collector from walking it,
-            memory.prefer_huge_pages()  # and its lookups from missing the TLB (bot/memory.py)
+        if len(self.owner) - self.settled_at > self.SETTLE_AFTER:
+            self._settle()
+        self.settled_at = min(self.settled_at, len(self.owner))  # removals: count growth anew
+
+    def _settle(self) -> None:
+        """A large index is long-lived: keep the collector from walking it, and its lookups
+        from missing the TLB (bot/memory.py)."""
+        gc.freeze()
+        memory.prefer_huge_pages()
+        self.settled_at = len(self.owner)
 
 
 @dataclass

@@ -46,3 +46,23 @@ def test_papers_stored_but_not_planned_before_a_crash_are_planned_next_time(
     service.ingest_paths(any_database, [SEEDS], clock=clock)  # the process dies here
     report = plan_deliveries(any_database, FilterCache(), now=clock())  # a new process
     assert report.papers == 37 and report.deliveries == 1
+
+
+def test_the_index_is_settled_after_growing_a_lot_at_once_or_over_time(
+    database: Database, clock: Clock
+) -> None:
+    cache = FilterCache()
+    cache.SETTLE_AFTER = 3
+    follow(database, 1, "a1", "a2", "a3", "a4", now=clock())  # four at once: settled
+    with database.session() as session:
+        cache.sync(session)
+    assert cache.settled_at == 4
+    for number, word in enumerate(["b1", "b2", "b3", "b4"]):  # one at a time: on the fourth
+        follow(database, 10 + number, word, now=clock())
+        with database.session() as session:
+            cache.sync(session)
+        assert cache.settled_at == (8 if number == 3 else 4)
+    with database.session() as session:
+        chats.deactivate_chat(session, chat_id=1, reason="blocked")  # four filters go
+        cache.sync(session)
+    assert cache.settled_at == len(cache.owner) == 4
