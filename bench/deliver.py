@@ -123,6 +123,14 @@ def median(values: list[float]) -> float:
     return round(statistics.median(values), 1)
 
 
+def rates(prefix: str, rounds: list[float]) -> dict[str, object]:
+    """A run's messages per second: the rounds' median, and every round."""
+    return {
+        f"{prefix}messages_per_second": median(rounds),
+        f"{prefix}messages_per_second_rounds": [round(r) for r in rounds],
+    }
+
+
 async def bare_sends(bot: Bot, texts: list[str], chat_count: int) -> float:
     """The reference: pre-rendered messages sent with bare `Bot.send_message`, at the sender's
     concurrency, without ledger or rendering; messages per second."""
@@ -172,15 +180,12 @@ async def unlimited(folder: Path, chat_count: int, rounds: int) -> dict[str, obj
         "papers": report.sent,
         "ledger": ledger,
         "rounds": rounds,
-        "messages_per_second": median(ours),
-        "messages_per_second_rounds": [round(r) for r in ours],
-        "reference_messages_per_second": median(reference),
-        "reference_messages_per_second_rounds": [round(r) for r in reference],
+        **rates("", ours),
+        **rates("reference_", reference),
         "reference": "the same messages, pre-rendered, sent with bare Bot.send_message through "
         "paperbot's request (aiohttp)",
         "share_of_reference": round(statistics.median(ours) / statistics.median(reference), 3),
-        "ptb_default_messages_per_second": median(plain),
-        "ptb_default_messages_per_second_rounds": [round(r) for r in plain],
+        **rates("ptb_default_", plain),
         "ptb_default": "the same, through python-telegram-bot's default request (httpx)",
         "times_ptb_default": round(statistics.median(ours) / statistics.median(plain), 2),
         "without_http_messages_per_second": median(without_http),

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -41,19 +43,27 @@ def prefer_huge_pages() -> int:
     already collapsed costs next to nothing the second time, so it can follow each large load."""
     if not huge_pages_available():
         return 0
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    libc.madvise.restype = ctypes.c_int
+    madvise = _madvise()
     collapsed = 0
     for start, end in heap_ranges(Path("/proc/self/smaps").read_text()):
         length = end - start
-        if libc.madvise(start, length, MADV_HUGEPAGE) != 0:
+        if madvise(start, length, MADV_HUGEPAGE) != 0:
             continue
-        if libc.madvise(start, length, MADV_COLLAPSE) == 0:
+        if madvise(start, length, MADV_COLLAPSE) == 0:
             collapsed += length
         else:  # EINVAL before Linux 6.1; EAGAIN/ENOMEM when no huge page can be had now
             log.debug("huge pages: collapse refused (errno %d)", ctypes.get_errno())
     return collapsed
+
+
+@functools.cache
+def _madvise() -> Callable[[int, int, int], int]:
+    """libc's madvise(2), loaded once."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    libc.madvise.restype = ctypes.c_int
+    madvise: Callable[[int, int, int], int] = libc.madvise
+    return madvise
 
 
 def heap_ranges(smaps: str) -> list[tuple[int, int]]:

@@ -41,9 +41,13 @@ def _singular(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=200_000)
-def singular(folded: str) -> str:
+def _term(folded: str) -> str:
+    """A folded word's term: its singular, interned (the filters' terms are, so that lookups
+    meet by identity)."""
     return sys.intern(_singular(folded))
+
+
+singular = lru_cache(maxsize=200_000)(_term)
 
 
 _FOLDED: dict[str, str] = {}  # non-ASCII word as written -> folded
@@ -76,8 +80,8 @@ def analyse_words(text: str) -> tuple[set[str], list[str]]:
     if len(_TERM) + len(unseen) > _MEMO_LIMIT:
         _TERM.clear()
         unseen = distinct
-    for word in unseen:  # interned: the filters' own terms are, so lookups meet by identity
-        _TERM[word] = sys.intern(_singular(word))
+    for word in unseen:
+        _TERM[word] = _term(word)
     return distinct, list(map(_TERM.__getitem__, folded))
 
 

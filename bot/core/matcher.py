@@ -343,7 +343,7 @@ def _is_exact(program: Program) -> bool:
         return text != ABSTRACT
     if op == PHRASE:
         return len(program[2]) == 2 and text != ABSTRACT
-    return op == PREFIX and text in (0, TEXT)
+    return text in (0, TEXT)  # a prefix
 
 
 def _anchor(program: Program, frequency: Mapping[str, float]) -> tuple[Program, list | None]:
