@@ -32,9 +32,11 @@ sys.path.insert(0, str(ROOT))
 
 from telegram import Bot  # noqa: E402
 
-from bot import service  # noqa: E402
-from bot.ledger import FilterCache, plan_deliveries  # noqa: E402
-from bot.postman import Limits, Postman, SendReport  # noqa: E402
+from bot.core.query import FilterRules  # noqa: E402
+from bot.sender import Limits, Sender  # noqa: E402
+from bot.service import ingest, utc_now  # noqa: E402
+from bot.service.delivery import Postman, SendReport  # noqa: E402
+from bot.service.planning import Planner  # noqa: E402
 from bot.store import Database, chats, deliveries  # noqa: E402
 from bot.telegram.transport import (  # noqa: E402
     NO_PREVIEW,
@@ -43,13 +45,13 @@ from bot.telegram.transport import (  # noqa: E402
 )
 
 EVERYTHING = "cat:cs.* OR cat:math.* OR cat:stat.* OR cat:physics.* OR cat:q-bio.* OR cat:eess.*"
-CONCURRENCY = 8  # as the bot runs (Postman default)
+CONCURRENCY = 8  # as the bot runs (Sender default)
 
 
 def prepare(folder: Path, chat_count: int, filter_source: str) -> Database:
     """Seeds stored, chats in instant mode with one filter each, every match planned."""
     database = Database.open(f"sqlite:///{folder / 'bench.db'}")
-    service.ingest_paths(database, [ROOT / "seeds"])
+    ingest.ingest_paths(database, [ROOT / "seeds"])
     now = datetime.now(UTC)
     with database.session() as session:
         for chat_id in range(1, chat_count + 1):
@@ -61,7 +63,7 @@ def prepare(folder: Path, chat_count: int, filter_source: str) -> Database:
     # papers ingested before the filters count as new here: this run is about sending them
     with database.engine.begin() as connection:
         connection.exec_driver_sql("UPDATE paper SET matched_at = NULL")
-    plan_deliveries(database, FilterCache(), now=now)
+    Planner(FilterRules()).plan(database, now=now)
     return database
 
 
@@ -112,8 +114,8 @@ async def one_round(database: Database, transport: Any, limits: Limits) -> tuple
     """The ledger back to pending, then one delivery tick through `transport`: its report and
     its messages per second."""
     reset_ledger(database)
-    postman = Postman(database, transport, clock=service.utc_now, limits=limits,
-                      concurrency=CONCURRENCY)  # fmt: skip
+    sender = Sender(transport, limits, concurrency=CONCURRENCY)
+    postman = Postman(database, sender, clock=utc_now, rules=FilterRules())
     start = time.perf_counter()
     report = await postman.deliver_instant()
     return report, report.messages / (time.perf_counter() - start)
@@ -198,7 +200,8 @@ async def limited(folder: Path, messages: int) -> dict[str, object]:
     database = prepare(folder / "limited", messages, '"kv cache"')
     bot = bot_for(server)
     async with bot:
-        postman = Postman(database, TelegramTransport(bot), clock=service.utc_now, limits=Limits())
+        sender = Sender(TelegramTransport(bot), Limits())
+        postman = Postman(database, sender, clock=utc_now, rules=FilterRules())
         start = time.perf_counter()
         report = await postman.deliver_instant()
         seconds = time.perf_counter() - start

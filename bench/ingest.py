@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.core.listings import parse_listing  # noqa: E402
-from bot.service import store_papers  # noqa: E402
+from bot.service.ingest import store_papers  # noqa: E402
 from bot.store import Database  # noqa: E402
 
 

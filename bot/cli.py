@@ -9,9 +9,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot import __version__, service
+from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.query import InvalidQuery
+from bot.service import ingest
+from bot.service.preview import Preview, preview
+from bot.service.status import store_status
 from bot.store import Database, StoreError
 from bot.store.database import create_database_engine, upgrade_database
 
@@ -70,7 +73,7 @@ def _print_json(document: object) -> None:
 
 
 def _cmd_ingest(args: argparse.Namespace, database: Database) -> int:
-    report = service.ingest_paths(database, args.paths)
+    report = ingest.ingest_paths(database, args.paths)
     if args.json:
         _print_json(report.as_json())
     else:
@@ -83,7 +86,7 @@ def _cmd_ingest(args: argparse.Namespace, database: Database) -> int:
 
 
 def _cmd_status(args: argparse.Namespace, database: Database) -> int:
-    status = service.store_status(database)
+    status = store_status(database)
     if args.json:
         _print_json(status.as_json())
     else:
@@ -107,7 +110,7 @@ def _marked(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out) + text[last:]
 
 
-def _print_preview(result: service.Preview) -> None:
+def _print_preview(result: Preview) -> None:
     print(f"filter: {result.filter}")
     for paper, marks in result.matches:
         spans = {
@@ -126,9 +129,7 @@ def _print_preview(result: service.Preview) -> None:
 def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
     database = None if args.paths else Database.open(settings.database.url)
     try:
-        result = service.preview(
-            database, args.filter, paths=args.paths, limits=settings.filters.limits
-        )
+        result = preview(database, args.filter, rules=settings.filters.rules, paths=args.paths)
     except InvalidQuery as error:
         print(f"paperbot: bad filter: {error}", file=sys.stderr)
         if error.position is not None:
@@ -147,13 +148,12 @@ def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _cmd_console(args: argparse.Namespace, settings: Settings, database: Database) -> int:
-    from bot.app import Paperbot
     from bot.console import TerminalTransport, run_console
-    from bot.postman import Limits, Postman
+    from bot.runtime import Runtime
+    from bot.sender import Limits
 
-    transport = TerminalTransport(sys.stdout)
-    postman = Postman(database, transport, clock=service.utc_now, limits=Limits.off())
-    return run_console(Paperbot(settings, database, postman), chat_id=args.chat_id)
+    runtime = Runtime.build(settings, database, TerminalTransport(sys.stdout), limits=Limits.off())
+    return run_console(runtime, chat_id=args.chat_id)
 
 
 def _cmd_run(settings: Settings, database: Database) -> int:

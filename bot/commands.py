@@ -8,21 +8,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot import service
-from bot.app import Paperbot
-from bot.core.matcher import matches
-from bot.core.query import InvalidQuery, Node, canonical, parse_query
+from bot.core.chat import Chat
 from bot.core.render import escape
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
-from bot.store import chats, deliveries, files, papers
-from bot.store.chats import Chat
+from bot.runtime import Runtime
+from bot.service import chats, status, subscriptions
+from bot.service.delivery import DigestSent, NothingWaiting, Paused
+from bot.service.preview import RecentMatches
+from bot.service.subscriptions import (
+    AlreadyFollowed,
+    AtLimit,
+    BadFilter,
+    BadLine,
+    NoSuchFilter,
+    OverLimit,
+    Subscribed,
+)
 
-RECENT_DAYS = 7
-SHOWN_TITLES = 3
 LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one message; /export not
 
 
@@ -52,7 +57,7 @@ class Caller:
         return self.kind == "private" or self.is_admin is None or await self.is_admin()
 
 
-Handler = Callable[[Paperbot, Chat, str], Awaitable[Reply]]
+Handler = Callable[[Runtime, Chat, str], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)
@@ -71,37 +76,28 @@ def usage(command: str) -> Reply:
     return Reply(f"Usage: <code>/{found.name} {escape(found.usage)}</code> ({found.help})")
 
 
-def _now(bot: Paperbot) -> datetime:
-    return bot.clock()
-
-
-def _bad_filter(source: str, error: InvalidQuery) -> Reply:
-    text = f"That filter does not work: {escape(str(error))}."
-    if error.position is not None:
-        pointer = " " * error.position + "^"
-        text += f"\n<code>{escape(source)}\n{pointer}</code>"
+def _bad_filter(bad: BadFilter) -> Reply:
+    text = f"That filter does not work: {escape(bad.message)}."
+    if bad.position is not None:
+        pointer = " " * bad.position + "^"
+        text += f"\n<code>{escape(bad.source)}\n{pointer}</code>"
     return Reply(text + "\n/help shows the syntax with examples.")
 
 
-def _recent_matches(bot: Paperbot, query: Node) -> tuple[int, list[str]]:
-    with bot.database.session() as session:
-        recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
-    titles = [paper.title for _, paper in recent if matches(query, paper)]
-    return len(titles), titles[:SHOWN_TITLES]
+def _matches_line(recent: RecentMatches, verb: str) -> str:
+    if not recent.count:
+        return f"It {verb} nothing in the last {recent.days} announcement days."
+    plural = "paper" if recent.count == 1 else "papers"
+    lines = [
+        f"It {verb} {recent.count} {plural} in the last {recent.days} announcement days, such as:"
+    ]
+    return "\n".join(lines + [f"• {escape(t)}" for t in recent.titles])
 
 
-def _matches_line(count: int, titles: list[str], verb: str) -> str:
-    if not count:
-        return f"It {verb} nothing in the last {RECENT_DAYS} announcement days."
-    plural = "paper" if count == 1 else "papers"
-    lines = [f"It {verb} {count} {plural} in the last {RECENT_DAYS} announcement days, such as:"]
-    return "\n".join(lines + [f"• {escape(t)}" for t in titles])
+# -- the commands: each parses its arguments, calls one use case and renders what happened --------
 
 
-# -- the commands ------------------------------------------------------------------------------
-
-
-async def start(bot: Paperbot, chat: Chat, args: str) -> Reply:
+async def start(runtime: Runtime, chat: Chat, args: str) -> Reply:
     return Reply(
         "Hello! I tell you about new papers that match your filters.\n\n"
         'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
@@ -111,7 +107,7 @@ async def start(bot: Paperbot, chat: Chat, args: str) -> Reply:
     )
 
 
-async def help_(bot: Paperbot, chat: Chat, args: str) -> Reply:
+async def help_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     lines = [
         "<b>Filters</b> (like arXiv search):",
         "<code>diffusion models</code>: both words, in title or abstract",
@@ -128,7 +124,7 @@ async def help_(bot: Paperbot, chat: Chat, args: str) -> Reply:
         "<b>Commands</b>",
     ]
     for command in COMMANDS:
-        if command.operators_only and chat.id not in bot.settings.admin.chat_ids:
+        if command.operators_only and chat.id not in runtime.settings.admin.chat_ids:
             continue
         names = " ".join(f"/{n}" for n in (command.name, *command.aliases))
         arguments = f" {escape(command.usage)}" if command.usage else ""
@@ -136,57 +132,45 @@ async def help_(bot: Paperbot, chat: Chat, args: str) -> Reply:
     return Reply("\n".join(lines))
 
 
-def _read_filter(bot: Paperbot, command: str, args: str) -> Node | Reply:
-    """The filter a command was given, or the reply that says what is wrong with it."""
+async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
-        return usage(command)
-    try:
-        return parse_query(args, bot.settings.filters.limits)
-    except InvalidQuery as error:
-        return _bad_filter(args, error)
-
-
-async def subscribe(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    query = _read_filter(bot, "subscribe", args)
-    if isinstance(query, Reply):
-        return query
-    understood = canonical(query)
-    with bot.database.session() as session:
-        existing = chats.chat_filters(session, chat_id=chat.id)
-        for number, stored in enumerate(existing, 1):
-            if stored.canonical == understood:
-                return Reply(
-                    f"You already follow that, as filter {number}: "
-                    f"<code>{escape(understood)}</code>."
-                )
-        limit = bot.settings.filters.max_per_chat
-        if len(existing) >= limit:
+        return usage("subscribe")
+    result = subscriptions.subscribe(
+        runtime.database, chat_id=chat.id, source=args, rules=runtime.rules, now=runtime.clock()
+    )
+    match result:
+        case BadFilter():
+            return _bad_filter(result)
+        case AlreadyFollowed(number, understood):
             return Reply(
-                f"This chat has {len(existing)} filters, the most it may keep is {limit}. "
+                f"You already follow that, as filter {number}: <code>{escape(understood)}</code>."
+            )
+        case AtLimit(count, limit):
+            return Reply(
+                f"This chat has {count} filters, the most it may keep is {limit}. "
                 "Remove one first (/list), or join two with OR."
             )
-        chats.add_filter(session, chat_id=chat.id, source=args, canonical=understood, now=_now(bot))
-    count, titles = _recent_matches(bot, query)
+        case Subscribed(number, understood, recent):
+            return Reply(
+                f"Filter {number} saved, understood as <code>{escape(understood)}</code>.\n"
+                + _matches_line(recent, "would have matched")
+            )
+
+
+async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    if not args:
+        return usage("preview")
+    result = subscriptions.preview_filter(runtime.database, source=args, rules=runtime.rules)
+    if isinstance(result, BadFilter):
+        return _bad_filter(result)
     return Reply(
-        f"Filter {len(existing) + 1} saved, understood as <code>{escape(understood)}</code>.\n"
-        + _matches_line(count, titles, "would have matched")
+        f"<code>{escape(result.canonical)}</code> (not saved; /subscribe saves it)\n"
+        + _matches_line(result.recent, "matches")
     )
 
 
-async def preview(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    query = _read_filter(bot, "preview", args)
-    if isinstance(query, Reply):
-        return query
-    count, titles = _recent_matches(bot, query)
-    return Reply(
-        f"<code>{escape(canonical(query))}</code> (not saved; /subscribe saves it)\n"
-        + _matches_line(count, titles, "matches")
-    )
-
-
-def _list_reply(chat_id: int, bot: Paperbot) -> Reply:
-    with bot.database.session() as session:
-        listed = chats.chat_filters(session, chat_id=chat_id)
+def _list_reply(runtime: Runtime, chat_id: int) -> Reply:
+    listed = subscriptions.list_filters(runtime.database, chat_id=chat_id)
     if not listed:
         return Reply('No filters yet. Add one with <code>/subscribe "kv cache"</code>.')
     lines = [
@@ -197,62 +181,64 @@ def _list_reply(chat_id: int, bot: Paperbot) -> Reply:
     return Reply("Your filters:\n" + "\n".join(lines), buttons)
 
 
-async def list_(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    return _list_reply(chat.id, bot)
+async def list_(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    return _list_reply(runtime, chat.id)
 
 
-async def unsubscribe(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    with bot.database.session() as session:
-        listed = chats.chat_filters(session, chat_id=chat.id)
-        if args.strip().lower() == "all":
-            chosen = list(range(1, len(listed) + 1))
-        else:
-            try:
-                chosen = sorted({int(part) for part in args.replace(",", " ").split()})
-            except ValueError:
-                chosen = []
-            if not chosen:
-                return usage("unsubscribe")
-        wrong = [n for n in chosen if not 1 <= n <= len(listed)]
-        if wrong:
-            return Reply(f"There is no filter {wrong[0]}: this chat has {len(listed)}. See /list.")
-        chats.remove_filters(
-            session, chat_id=chat.id, filter_ids=[listed[n - 1].id for n in chosen]
+def _numbers(args: str) -> list[int] | None:
+    """'1 3', '1,3' -> [1, 3]; 'all' -> None (every filter); [] when unreadable."""
+    if args.strip().lower() == "all":
+        return None
+    try:
+        return [int(part) for part in args.replace(",", " ").split()]
+    except ValueError:
+        return []
+
+
+async def unsubscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    numbers = _numbers(args)
+    if numbers == []:
+        return usage("unsubscribe")
+    result = subscriptions.unsubscribe(runtime.database, chat_id=chat.id, numbers=numbers)
+    if isinstance(result, NoSuchFilter):
+        return Reply(
+            f"There is no filter {result.number}: this chat has {result.count}. See /list."
         )
-    removed = ", ".join(f"<code>{escape(listed[n - 1].canonical)}</code>" for n in chosen)
-    return Reply(f"Removed {removed}." if chosen else "There were no filters to remove.")
+    if not result.removed:
+        return Reply("There were no filters to remove.")
+    removed = ", ".join(f"<code>{escape(f.canonical)}</code>" for f in result.removed)
+    return Reply(f"Removed {removed}.")
 
 
-def _setting(bot: Paperbot, chat: Chat, **values: object) -> Chat:
-    with bot.database.session() as session:
-        return chats.update_chat(session, chat_id=chat.id, **values)
-
-
-def _next_digest(bot: Paperbot, chat: Chat) -> str:
-    due = next_due(_now(bot), chat.digest_time, chat.timezone)
+def _next_digest(runtime: Runtime, chat: Chat) -> str:
+    due = next_due(runtime.clock(), chat.digest_time, chat.timezone)
     return f"{due.astimezone(ZoneInfo(chat.timezone)):%a %-d %b %H:%M} ({chat.timezone})"
 
 
-async def mode(bot: Paperbot, chat: Chat, args: str) -> Reply:
+def _change(runtime: Runtime, chat: Chat, **settings: object) -> Chat:
+    return chats.change(runtime.database, chat_id=chat.id, **settings)
+
+
+async def mode(runtime: Runtime, chat: Chat, args: str) -> Reply:
     choice = args.strip().lower()
     if choice not in ("instant", "digest"):
         return usage("mode")
-    chat = _setting(bot, chat, mode=choice)
+    chat = _change(runtime, chat, mode=choice)
     if choice == "instant":
         return Reply("Instant: each matching paper comes as soon as its listing arrives.")
-    return Reply(f"Digest: one message a day; the next at {_next_digest(bot, chat)}.")
+    return Reply(f"Digest: one message a day; the next at {_next_digest(runtime, chat)}.")
 
 
-async def time_(bot: Paperbot, chat: Chat, args: str) -> Reply:
+async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     chosen = parse_digest_time(args)
     if chosen is None:
         return usage("time")
-    chat = _setting(bot, chat, digest_time=chosen)
+    chat = _change(runtime, chat, digest_time=chosen)
     note = "" if chat.mode == "digest" else " (used in digest mode: /mode digest)"
-    return Reply(f"Digest time set to {chosen}; the next at {_next_digest(bot, chat)}{note}.")
+    return Reply(f"Digest time set to {chosen}; the next at {_next_digest(runtime, chat)}{note}.")
 
 
-async def timezone(bot: Paperbot, chat: Chat, args: str) -> Reply:
+async def timezone(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args.strip():
         return usage("timezone")
     zone = find_timezone(args)
@@ -261,75 +247,70 @@ async def timezone(bot: Paperbot, chat: Chat, args: str) -> Reply:
             f"I do not know the time zone <code>{escape(args.strip())}</code>. Write it as "
             "Area/City, like <code>Europe/Berlin</code> or <code>America/New_York</code>, or UTC."
         )
-    chat = _setting(bot, chat, timezone=zone)
-    return Reply(f"Time zone set to {zone}; the next digest at {_next_digest(bot, chat)}.")
+    chat = _change(runtime, chat, timezone=zone)
+    return Reply(f"Time zone set to {zone}; the next digest at {_next_digest(runtime, chat)}.")
 
 
-async def updates(bot: Paperbot, chat: Chat, args: str) -> Reply:
+async def updates(runtime: Runtime, chat: Chat, args: str) -> Reply:
     choice = args.strip().lower()
     if choice not in ("on", "off"):
         return usage("updates")
-    _setting(bot, chat, updates=choice == "on")
+    _change(runtime, chat, updates=choice == "on")
     if choice == "on":
         return Reply("Updates on: new versions of matching papers come too, marked as updates.")
     return Reply("Updates off: each paper comes once, new versions are not sent.")
 
 
-def _waiting(bot: Paperbot, chat: Chat) -> int:
-    with bot.database.session() as session:
-        return deliveries.unfinished(deliveries.count_deliveries(session, chat_id=chat.id))
+async def digest(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    match await runtime.postman.digest_now(chat):
+        case Paused():
+            return Reply("Alerts are paused; /resume first.")
+        case NothingWaiting():
+            return Reply("Nothing is waiting for you right now.")
+        case DigestSent(papers, complete=False):
+            return Reply("Telegram is not taking messages right now; the rest follows shortly.")
+        case DigestSent(papers):
+            return Reply(f"That was everything waiting: {papers} papers.")
+    raise AssertionError("every outcome of /digest is answered")
 
 
-async def digest(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    if chat.paused:
-        return Reply("Alerts are paused; /resume first.")
-    if not _waiting(bot, chat):
-        return Reply("Nothing is waiting for you right now.")
-    report = await bot.postman.send_digest(chat)
-    if report.waiting:
-        return Reply("Telegram is not taking messages right now; the rest follows shortly.")
-    return Reply(f"That was everything waiting: {report.sent} papers.")
-
-
-async def pause(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    _setting(bot, chat, paused=True)
+async def pause(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    _change(runtime, chat, paused=True)
     return Reply("Paused. Matching papers are kept for you; /resume sends them.")
 
 
-async def resume(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    _setting(bot, chat, paused=False)
-    when = "with the next delivery" if chat.mode == "instant" else f"at {_next_digest(bot, chat)}"
+async def resume(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    _change(runtime, chat, paused=False)
+    when = (
+        "with the next delivery" if chat.mode == "instant" else f"at {_next_digest(runtime, chat)}"
+    )
     return Reply(f"Resumed. What was kept comes {when}.")
 
 
-async def status(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    with bot.database.session() as session:
-        count = len(chats.chat_filters(session, chat_id=chat.id))
-        last = files.last_file(session)
-        announced = papers.last_announcement(session)
-        arrived = papers.count_papers_since(session, since=chat.last_digest_at)
+async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    found = status.chat_status(runtime.database, chat)
     lines = [
-        f"Filters: {count} (/list)",
+        f"Filters: {found.filters} (/list)",
         f"Mode: {chat.mode}" + (f", digest at {chat.digest_time}" if chat.mode == "digest" else ""),
         f"Time zone: {chat.timezone}",
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),
-        f"Waiting for you: {_waiting(bot, chat)} papers",
+        f"Waiting for you: {found.waiting} papers",
     ]
     if chat.mode == "digest" and not chat.paused:
-        lines.append(f"Next digest: {_next_digest(bot, chat)}")
-    if arrived:
-        lines.append(f"Since the last digest: {arrived} new papers arrived")
+        lines.append(f"Next digest: {_next_digest(runtime, chat)}")
+    if found.arrived_since_digest:
+        lines.append(f"Since the last digest: {found.arrived_since_digest} new papers arrived")
     else:
         lines.append("Since the last digest: no announcement (no new listing)")
+    last = found.last_listing
     if last is None:
         lines.append("No listing has arrived yet.")
     else:
         seen = last.seen_at.astimezone(ZoneInfo(chat.timezone))
+        announced = found.last_announcement
         day = f", announced {announced:%-d %b %Y}" if announced else ""
-        lines.append(
-            f"Last listing: {escape(last.path.rsplit('/', 1)[-1])}, seen {seen:%-d %b %H:%M}{day}"
-        )
+        lines.append(f"Last listing: {escape(last.name)}, seen {seen:%-d %b %H:%M}{day}")
     return Reply("\n".join(lines))
 
 
@@ -344,66 +325,55 @@ def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
     return ["<pre>" + escape("\n".join(group)) + "</pre>" for group in groups]
 
 
-async def export(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    with bot.database.session() as session:
-        listed = chats.chat_filters(session, chat_id=chat.id)
+async def export(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    listed = subscriptions.list_filters(runtime.database, chat_id=chat.id)
     if not listed:
         return Reply("No filters to export.")
     text = "\n".join(_pre_blocks([f.source for f in listed]))
     return Reply(f"Your filters, one per line (send them back with /import):\n{text}")
 
 
-async def import_(bot: Paperbot, chat: Chat, args: str) -> Reply:
+def _import_problem(problem: BadLine | OverLimit) -> str:
+    if isinstance(problem, OverLimit):
+        return f"line {problem.number}: not added, this chat is at its limit of {problem.limit}"
+    return (
+        f"line {problem.number}: {escape(problem.message)}: <code>{escape(problem.source)}</code>"
+    )
+
+
+async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     lines = [line.strip() for line in args.splitlines()]
     if not any(lines):
         return usage("import")
-    added, problems = 0, []
-    with bot.database.session() as session:
-        known = {f.canonical for f in chats.chat_filters(session, chat_id=chat.id)}
-        limit = bot.settings.filters.max_per_chat
-        for number, line in enumerate(lines, 1):
-            if not line or line.startswith("#"):
-                continue
-            try:
-                understood = canonical(parse_query(line, bot.settings.filters.limits))
-            except InvalidQuery as error:
-                problems.append(f"line {number}: {escape(str(error))}: <code>{escape(line)}</code>")
-                continue
-            if understood in known:
-                continue
-            if len(known) >= limit:
-                problems.append(f"line {number}: not added, this chat is at its limit of {limit}")
-                continue
-            chats.add_filter(
-                session, chat_id=chat.id, source=line, canonical=understood, now=_now(bot)
-            )
-            known.add(understood)
-            added += 1
-    text = f"Imported {added} filter{'s' if added != 1 else ''}."
-    if problems:
-        text += f" {len(problems)} line{'s' if len(problems) != 1 else ''} not imported:\n"
-        text += "\n".join(problems)
+    result = subscriptions.import_filters(
+        runtime.database, chat_id=chat.id, lines=lines, rules=runtime.rules, now=runtime.clock()
+    )
+    text = f"Imported {result.added} filter{'s' if result.added != 1 else ''}."
+    if result.problems:
+        count = len(result.problems)
+        text += f" {count} line{'s' if count != 1 else ''} not imported:\n"
+        text += "\n".join(map(_import_problem, result.problems))
     return Reply(text)
 
 
-async def stop(bot: Paperbot, chat: Chat, args: str) -> Reply:
+async def stop(runtime: Runtime, chat: Chat, args: str) -> Reply:
     return Reply(
         "Forget this chat? Its filters, settings and waiting papers are deleted for good.",
         [[Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]],
     )
 
 
-async def stats(bot: Paperbot, chat: Chat, args: str) -> Reply:
-    status = service.store_status(bot.database)
+async def stats(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    found = status.store_status(runtime.database)
 
     def counts(values: dict[str, int]) -> str:
         return ", ".join(f"{n} {name}" for name, n in sorted(values.items())) or "none"
 
     return Reply(
-        f"Chats: {counts(status.chats)}\n"
-        f"Filters: {status.filters} ({len(bot.filters.owner)} indexed)\n"
-        f"Papers: {status.papers}\nListing files: {counts(status.files)}\n"
-        f"Deliveries: {counts(status.deliveries)}"
+        f"Chats: {counts(found.chats)}\n"
+        f"Filters: {found.filters} ({len(runtime.planner)} indexed)\n"
+        f"Papers: {found.papers}\nListing files: {counts(found.files)}\n"
+        f"Deliveries: {counts(found.deliveries)}"
     )
 
 
@@ -423,7 +393,7 @@ COMMANDS: list[Command] = [
     Command("digest", "", "send what is waiting now", digest),
     Command("pause", "", "hold all alerts", pause, manages=True),
     Command("resume", "", "send alerts again", resume, manages=True),
-    Command("status", "", "settings, the last listing, what is waiting", status),
+    Command("status", "", "settings, the last listing, what is waiting", status_),
     Command("export", "", "your filters as lines", export),
     Command("import", "LINES", "add filters, one per line", import_, manages=True),
     Command("stop", "", "forget this chat and everything about it", stop, manages=True),
@@ -445,21 +415,22 @@ def parse_command(text: str, bot_username: str | None = None) -> tuple[str, str]
     return name.lower(), args.strip()
 
 
-async def run_command(bot: Paperbot, caller: Caller, name: str, args: str) -> Reply:
+async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) -> Reply:
     command = COMMANDS_BY_NAME.get(name)
     if command is None or (
-        command.operators_only and caller.chat_id not in bot.settings.admin.chat_ids
+        command.operators_only and caller.chat_id not in runtime.settings.admin.chat_ids
     ):
         return Reply(f"I do not know /{escape(name)}. /help lists what I can do.")
     if command.manages and not await caller.may_manage():
         return Reply("Only this group's administrators can change its filters and settings.")
-    with bot.database.session() as session:
-        chat = chats.register_chat(session, chat_id=caller.chat_id, kind=caller.kind, now=_now(bot))
-    return await command.handler(bot, chat, args)
+    chat = chats.enter(
+        runtime.database, chat_id=caller.chat_id, kind=caller.kind, now=runtime.clock()
+    )
+    return await command.handler(runtime, chat, args)
 
 
 async def handle_text(
-    bot: Paperbot, caller: Caller, text: str, bot_username: str | None = None
+    runtime: Runtime, caller: Caller, text: str, bot_username: str | None = None
 ) -> Reply | None:
     """A message from a chat: a command's reply, a pointer to /help for plain text in a private
     chat, None when the message is not for us."""
@@ -471,23 +442,23 @@ async def handle_text(
     addressed = "@" in text.strip().split(maxsplit=1)[0]
     if parsed[0] not in COMMANDS_BY_NAME and caller.kind != "private" and not addressed:
         return None  # in a group, likely another bot's command
-    return await run_command(bot, caller, *parsed)
+    return await run_command(runtime, caller, *parsed)
 
 
-async def press_button(bot: Paperbot, caller: Caller, data: str) -> Reply:
+async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
     """A button under one of our replies was pressed; the reply replaces that message."""
     action, _, value = data.partition(":")
     if not await caller.may_manage():
         return Reply("Only the group's administrators can change its filters.", notice=True)
     if action == "remove" and value.isdigit():
-        with bot.database.session() as session:
-            removed = chats.remove_filters(session, chat_id=caller.chat_id, filter_ids=[int(value)])
-        reply = _list_reply(caller.chat_id, bot)
+        removed = subscriptions.remove_filter(
+            runtime.database, chat_id=caller.chat_id, filter_id=int(value)
+        )
+        reply = _list_reply(runtime, caller.chat_id)
         reply.text = ("Removed.\n" if removed else "Already removed.\n") + reply.text
         return reply
     if action == "stop" and value == "yes":
-        with bot.database.session() as session:
-            chats.forget_chat(session, chat_id=caller.chat_id)
+        chats.forget(runtime.database, chat_id=caller.chat_id)
         return Reply("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
     if action == "stop":
         return Reply("Nothing was deleted.")

@@ -18,7 +18,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from bot.core.query import QueryLimits
+from bot.core.query import FilterRules, QueryLimits
 
 DEFAULT_CONFIG = Path("config/paperbot.toml")
 
@@ -76,9 +76,15 @@ class FilterSettings(Section):
     max_per_chat: int = Field(default=50, ge=1)
 
     @property
-    def limits(self) -> QueryLimits:
-        """What the filter parser enforces."""
-        return QueryLimits(self.max_length, self.max_terms, self.max_depth)
+    def rules(self) -> FilterRules:
+        """The one filter parser, bound to these limits (bot.core.query.FilterRules)."""
+        limits = QueryLimits(self.max_length, self.max_terms, self.max_depth)
+        return FilterRules(limits, self.max_per_chat)
+
+
+class MemorySettings(Section):
+    settle_after: int = Field(default=10_000, ge=0)  # filters gained before settling; 0: never
+    huge_pages: bool = True  # settling also moves the heap to transparent huge pages (Linux)
 
 
 class Settings(BaseSettings):
@@ -96,6 +102,7 @@ class Settings(BaseSettings):
     metrics: MetricsSettings = MetricsSettings()
     admin: AdminSettings = AdminSettings()
     filters: FilterSettings = FilterSettings()
+    memory: MemorySettings = MemorySettings()
 
     @classmethod
     def settings_customise_sources(

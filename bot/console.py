@@ -11,9 +11,9 @@ import contextlib
 import sys
 from typing import TextIO
 
-from bot.app import Paperbot
 from bot.commands import Button, Caller, Reply, handle_text, press_button
 from bot.core.render import to_plain
+from bot.runtime import Runtime
 
 
 class TerminalTransport:
@@ -32,9 +32,9 @@ class TerminalTransport:
 
 class Console:
     def __init__(
-        self, bot: Paperbot, *, chat_id: int, stdin: TextIO, out: TextIO, interactive: bool
+        self, runtime: Runtime, *, chat_id: int, stdin: TextIO, out: TextIO, interactive: bool
     ) -> None:
-        self.bot, self.stdin, self.out, self.interactive = bot, stdin, out, interactive
+        self.runtime, self.stdin, self.out, self.interactive = runtime, stdin, out, interactive
         self.caller = Caller(chat_id)
         self.buttons: list[Button] = []
 
@@ -49,19 +49,19 @@ class Console:
 
     async def work(self) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""
-        await asyncio.to_thread(self.bot.scan)
+        await asyncio.to_thread(self.runtime.scan)
         await self.send_pending()
 
     async def send_pending(self) -> None:
-        await self.bot.deliver()
-        await self.bot.send_due_digests()
+        await self.runtime.deliver()
+        await self.runtime.send_due_digests()
 
     async def first_scan(self) -> None:
         """The inbox before the first command; files still being written are waited for."""
-        report, _ = await asyncio.to_thread(self.bot.scan)
+        report, _ = await asyncio.to_thread(self.runtime.scan)
         if any(f.status == "waiting" for f in report.files):
-            await asyncio.sleep(self.bot.settings.inbox.settle_seconds)
-            await asyncio.to_thread(self.bot.scan)
+            await asyncio.sleep(self.runtime.settings.inbox.settle_seconds)
+            await asyncio.to_thread(self.runtime.scan)
         await self.send_pending()
 
     async def read_line(self) -> str | None:
@@ -80,14 +80,14 @@ class Console:
             if not 1 <= number <= len(self.buttons):
                 self.out.write("No such button.\n")
                 return
-            self.show(await press_button(self.bot, self.caller, self.buttons[number - 1].data))
+            self.show(await press_button(self.runtime, self.caller, self.buttons[number - 1].data))
         else:
             if text.split(maxsplit=1)[0] in ("/import", "/import@"):
                 text = await self.read_more(text)
-            reply = await handle_text(self.bot, self.caller, text)
+            reply = await handle_text(self.runtime, self.caller, text)
             if reply is not None:
                 self.show(reply)
-        await self.bot.deliver()
+        await self.runtime.deliver()
 
     async def read_more(self, text: str) -> str:
         """/import alone on its line takes the lines that follow, up to an empty line."""
@@ -99,7 +99,7 @@ class Console:
         return "\n".join(lines)
 
     async def run(self) -> int:
-        resumed = self.bot.postman.resume()
+        resumed = self.runtime.postman.resume()
         if resumed:
             self.out.write(f"({resumed} messages were in flight at the last stop: resending)\n")
         if self.interactive:
@@ -122,12 +122,12 @@ class Console:
 
     async def tick(self) -> None:
         while True:
-            await asyncio.sleep(min(self.bot.settings.inbox.scan_seconds, 60))
+            await asyncio.sleep(min(self.runtime.settings.inbox.scan_seconds, 60))
             await self.work()
 
 
-def run_console(bot: Paperbot, *, chat_id: int) -> int:
+def run_console(runtime: Runtime, *, chat_id: int) -> int:
     console = Console(
-        bot, chat_id=chat_id, stdin=sys.stdin, out=sys.stdout, interactive=sys.stdin.isatty()
+        runtime, chat_id=chat_id, stdin=sys.stdin, out=sys.stdout, interactive=sys.stdin.isatty()
     )
     return asyncio.run(console.run())

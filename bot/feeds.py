@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from bot import __version__
-from bot.service import FeedError
+from bot.service.ingest import FeedError
 
 log = logging.getLogger(__name__)
 

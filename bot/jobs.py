@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.app import Paperbot
+from bot.runtime import Runtime
 
 DELIVERY_SECONDS = 5
 DIGEST_SECONDS = 30
 
 
-async def scan_inbox(paperbot: Paperbot) -> None:
+async def scan_inbox(runtime: Runtime) -> None:
     """New listings in, matched, and instant alerts out at once (not a delivery tick later)."""
-    await asyncio.to_thread(paperbot.scan)
-    await paperbot.deliver()
+    await asyncio.to_thread(runtime.scan)
+    await runtime.deliver()
 
 
-async def deliver(paperbot: Paperbot) -> None:
-    await paperbot.deliver()
+async def deliver(runtime: Runtime) -> None:
+    await runtime.deliver()
 
 
-async def send_digests(paperbot: Paperbot) -> None:
-    await paperbot.send_due_digests()
+async def send_digests(runtime: Runtime) -> None:
+    await runtime.send_due_digests()

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot import service
+from bot.service.status import StoreStatus, store_status
 from bot.store import Database
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ def _gauge(name: str, about: str, values: int | Mapping[str, int], label: str = 
     return lines + [f'paperbot_{name}{{{label}="{k}"}} {n}' for k, n in sorted(values.items())]
 
 
-def render_metrics(status: service.StoreStatus) -> str:
+def render_metrics(status: StoreStatus) -> str:
     lines = [
         *_gauge("papers", "Papers stored.", status.papers),
         *_gauge("filters", "Filters kept by all chats.", status.filters),
@@ -39,7 +39,7 @@ async def _answer(database: Database, path: str) -> tuple[str, str]:
     if path not in ("/healthz", "/metrics"):
         return "404 Not Found", "not found: try /healthz or /metrics\n"
     try:
-        status = await asyncio.to_thread(service.store_status, database)
+        status = await asyncio.to_thread(store_status, database)
     except (SQLAlchemyError, OSError) as error:  # the database is down: what /healthz is for
         log.warning("health check: %s", error)
         return "503 Service Unavailable", f"database unavailable: {type(error).__name__}\n"

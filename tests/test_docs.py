@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import re
 
-from bot.app import Paperbot
 from bot.commands import COMMANDS, Caller, run_command
 from bot.config import Settings
-from bot.postman import Postman
-from bot.service import utc_now
+from bot.runtime import Runtime
 from bot.store import Database
 from bot.telegram.app import bot_menu
 from tests.conftest import ROOT
@@ -52,11 +50,9 @@ class SilentTransport:
 
 
 async def test_every_command_is_in_help_the_menu_and_the_readme(database: Database) -> None:
-    postman = Postman(database, SilentTransport(), clock=utc_now)
     settings = Settings(admin={"chat_ids": [1]})
-    help_text = (
-        await run_command(Paperbot(settings, database, postman), Caller(1), "help", "")
-    ).text
+    runtime = Runtime.build(settings, database, SilentTransport())
+    help_text = (await run_command(runtime, Caller(1), "help", "")).text
     menu = {name for name, _ in bot_menu()}
     for command in COMMANDS:
         for name in (command.name, *command.aliases):

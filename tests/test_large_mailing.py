@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot import service
 from bot.core.listings import parse_listing
+from bot.service import ingest
+from bot.service.status import store_status
 from bot.store import Database
 
 DASHES = "-" * 78
@@ -68,7 +69,7 @@ def test_a_mailing_of_1200_entries_loses_none(database: Database, tmp_path: Path
     assert first.authors == ("Ann Author", "Bo Brandão", "Cy Writer")
     assert "Schön's method" in first.abstract and "$α_0$" in first.abstract
 
-    report = service.ingest_paths(database, [path])
+    report = ingest.ingest_paths(database, [path])
     assert report.totals() == {
         "files": 1,
         "entries": 1250,
@@ -97,6 +98,6 @@ def test_a_mailing_of_1200_entries_loses_none(database: Database, tmp_path: Path
             for n in range(5, 1100, 10)
         )
     )
-    again = service.ingest_paths(database, [feed, listing])
+    again = ingest.ingest_paths(database, [feed, listing])
     assert [(f.entries, f.new, f.duplicates) for f in again.files] == [(110, 0, 110), (110, 0, 110)]
-    assert service.store_status(database).papers == 1250
+    assert store_status(database).papers == 1250

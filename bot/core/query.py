@@ -357,3 +357,17 @@ def leaves(node: Node) -> list[tuple[Leaf, bool]]:
 
     walk(node, True)
     return found
+
+
+@dataclass(frozen=True)
+class FilterRules:
+    """How every part of paperbot reads a filter (commands, planning, highlights): the parser
+    bound to the settings' limits, and how many filters one chat may keep. One parser, so a
+    filter that a command accepted is never refused later by a part using other limits."""
+
+    limits: QueryLimits = QueryLimits()
+    max_per_chat: int = 50
+
+    def parse(self, source: str) -> Node:
+        """The filter's tree; raises InvalidQuery with a message for a person."""
+        return parse_query(source, self.limits)

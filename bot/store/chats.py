@@ -3,39 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from datetime import datetime
 
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
+from bot.core.chat import Chat, Filter
 from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FilterTable
-
-
-@dataclass(frozen=True)
-class Chat:
-    id: int
-    kind: str
-    mode: str
-    digest_time: str
-    timezone: str
-    updates: bool
-    paused: bool
-    active: bool
-    inactive_reason: str | None
-    created_at: datetime
-    last_digest_at: datetime
-
-
-@dataclass(frozen=True)
-class Filter:
-    id: int
-    chat_id: int
-    source: str
-    canonical: str
-    created_at: datetime
-
 
 CHAT_SETTINGS = frozenset({"mode", "digest_time", "timezone", "updates", "paused", "kind"})
 

@@ -12,9 +12,8 @@ from sqlalchemy import Connection, Dialect, bindparam, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
+from bot.core.chat import UNFINISHED, Delivery
 from bot.store.tables import ChatTable, DeliveryTable
-
-UNFINISHED = ("pending", "sending")
 
 
 @dataclass(frozen=True)
@@ -23,23 +22,6 @@ class NewDelivery:
     paper_id: int
     revision: int  # 0: the paper itself; n: its version n, sent as an update
     filter_ids: list[int]
-
-
-@dataclass(frozen=True)
-class Delivery:
-    id: int
-    chat_id: int
-    paper_id: int
-    revision: int
-    filter_ids: list[int]
-    status: str
-    message_id: int | None
-    reason: str | None
-    created_at: datetime
-
-    @property
-    def is_update(self) -> bool:
-        return self.revision > 0
 
 
 def _to_delivery(row: DeliveryTable) -> Delivery:

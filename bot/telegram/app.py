@@ -29,15 +29,15 @@ from telegram.ext import (
     filters,
 )
 
-from bot import jobs, service
-from bot.app import Paperbot
+from bot import jobs
 from bot.commands import COMMANDS, Caller, Reply, handle_text, press_button
 from bot.config import Settings
 from bot.core.render import split_message
 from bot.metrics import serve_metrics
-from bot.postman import Limits, Postman, Sleep
-from bot.service import Clock
-from bot.store import Database, chats
+from bot.runtime import Runtime
+from bot.sender import Limits, Sleep
+from bot.service import Clock, chats, utc_now
+from bot.store import Database
 from bot.telegram.transport import NO_PREVIEW, TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
@@ -50,8 +50,8 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
     """Handlers reach the bot's parts through the context, never through globals."""
 
     @property
-    def paperbot(self) -> Paperbot:
-        found: Paperbot = self.application.bot_data["paperbot"]
+    def runtime(self) -> Runtime:
+        found: Runtime = self.application.bot_data["runtime"]
         return found
 
 
@@ -80,7 +80,7 @@ async def on_message(update: Update, context: Context) -> None:
     if message is None or message.text is None:
         return
     caller = _caller(update, context)
-    reply = await handle_text(context.paperbot, caller, message.text, context.bot.username)
+    reply = await handle_text(context.runtime, caller, message.text, context.bot.username)
     if reply is None:
         return
     parts = split_message(reply.text)
@@ -97,7 +97,7 @@ async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None or query.data is None:
         return
-    reply = await press_button(context.paperbot, _caller(update, context), query.data)
+    reply = await press_button(context.runtime, _caller(update, context), query.data)
     if reply.notice:
         await query.answer(reply.text, show_alert=True)
         return
@@ -113,8 +113,7 @@ async def on_membership(update: Update, context: Context) -> None:
     if change is None or change.new_chat_member.status not in GONE:
         return
     reason = "blocked by the user" if change.chat.type == "private" else "removed from the chat"
-    with context.paperbot.database.session() as session:
-        chats.mark_unreachable(session, chat_id=change.chat.id, reason=reason)
+    chats.mark_unreachable(context.runtime.database, chat_id=change.chat.id, reason=reason)
     log.info("chat %d %s: inactive", change.chat.id, reason)
 
 
@@ -126,10 +125,8 @@ async def on_migration(update: Update, context: Context) -> None:
     old, new = message.chat.id, message.migrate_to_chat_id
     if new is None and message.migrate_from_chat_id is not None:
         old, new = message.migrate_from_chat_id, message.chat.id
-    if new is not None:
-        with context.paperbot.database.session() as session:
-            if chats.move_chat(session, old_id=old, new_id=new):
-                log.info("chat %d became %d: its filters moved", old, new)
+    if new is not None and chats.move(context.runtime.database, old_id=old, new_id=new):
+        log.info("chat %d became %d: its filters moved", old, new)
 
 
 async def on_error(update: object, context: Context) -> None:
@@ -149,10 +146,10 @@ async def on_error(update: object, context: Context) -> None:
 
 
 def _job(
-    work: Callable[[Paperbot], Awaitable[object]],
+    work: Callable[[Runtime], Awaitable[object]],
 ) -> Callable[[Context], Coroutine[Any, Any, None]]:
     async def callback(context: Context) -> None:
-        await work(context.paperbot)
+        await work(context.runtime)
 
     callback.__name__ = work.__name__
     return callback
@@ -165,18 +162,18 @@ def bot_menu() -> list[tuple[str, str]]:
 
 async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """At start: the command menu, rows in flight at the last stop resumed, jobs scheduled."""
-    paperbot: Paperbot = application.bot_data["paperbot"]
+    runtime: Runtime = application.bot_data["runtime"]
     await application.bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
-    resumed = paperbot.postman.resume()
+    resumed = runtime.postman.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
-    if paperbot.settings.metrics.port:
+    if runtime.settings.metrics.port:
         application.bot_data["metrics"] = await serve_metrics(
-            paperbot.database, paperbot.settings.metrics.port
+            runtime.database, runtime.settings.metrics.port
         )
     queue = application.job_queue
     if application.bot_data.get("schedule_jobs") and queue is not None:
-        queue.run_repeating(_job(jobs.scan_inbox), paperbot.settings.inbox.scan_seconds, first=0)
+        queue.run_repeating(_job(jobs.scan_inbox), runtime.settings.inbox.scan_seconds, first=0)
         queue.run_repeating(_job(jobs.deliver), jobs.DELIVERY_SECONDS, first=1)
         queue.run_repeating(_job(jobs.send_digests), jobs.DIGEST_SECONDS, first=2)
 
@@ -194,7 +191,7 @@ def build_application(
     database: Database,
     token: str,
     *,
-    clock: Clock = service.utc_now,
+    clock: Clock = utc_now,
     limits: Limits | None = None,
     sleep: Sleep = asyncio.sleep,
     monotonic: Callable[[], float] = time.monotonic,
@@ -216,10 +213,9 @@ def build_application(
     )
     application = builder.build()
     transport = TelegramTransport(application.bot)
-    postman = Postman(
-        database, transport, clock=clock, limits=limits, sleep=sleep, monotonic=monotonic
+    application.bot_data["runtime"] = Runtime.build(
+        settings, database, transport, clock=clock, limits=limits, sleep=sleep, monotonic=monotonic
     )
-    application.bot_data["paperbot"] = Paperbot(settings, database, postman, clock)
     application.bot_data["schedule_jobs"] = schedule_jobs
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
     application.add_handler(MessageHandler(filters.TEXT & ~filters.UpdateType.EDITED, on_message))

@@ -1,4 +1,4 @@
-"""One message to Telegram, with its failures translated for the postman."""
+"""One message to Telegram, with its failures translated for the sender (bot/sender.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from telegram.request import BaseRequest, RequestData
 from telegram.warnings import PTBDeprecationWarning
 from yarl import URL
 
-from bot.postman import ChatGone, ChatMoved, Rejected, RetryLater, Transient
+from bot.sender import ChatGone, ChatMoved, Rejected, RetryLater, Transient
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 GONE = ("chat not found", "bot was kicked", "user is deactivated", "bot is not a member")

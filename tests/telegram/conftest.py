@@ -15,9 +15,9 @@ import pytest
 from telegram import Update
 from telegram.ext import Application
 
-from bot.app import Paperbot
 from bot.config import Settings
-from bot.postman import Limits
+from bot.runtime import Runtime
+from bot.sender import Limits
 from bot.store import Database
 from bot.telegram.app import build_application, start_bot, stop_bot
 from tests.conftest import SEEDS, Clock
@@ -47,7 +47,7 @@ class FakeTime:
 class World:
     server: FakeTelegram
     app: Application[Any, Any, Any, Any, Any, Any]
-    paperbot: Paperbot
+    runtime: Runtime
     clock: Clock
     time: FakeTime
     inbox: Path
@@ -62,7 +62,7 @@ class World:
             path = self.inbox / name
             path.write_bytes(data)
             os.utime(path, (arrived, arrived))
-        await asyncio.to_thread(self.paperbot.scan)
+        await asyncio.to_thread(self.runtime.scan)
 
     async def command(self, chat_id: int, text: str, **who: Any) -> str:
         return str((await self.server.reply_to(chat_id, text, **who))["text"])
@@ -104,7 +104,7 @@ async def make_world(tmp_path: Path, clock: Clock) -> AsyncIterator[Callable[...
         )
         await app.start()
         started.append((server, app, database))
-        return World(server, app, app.bot_data["paperbot"], clock, fake_time, settings.inbox.dir)
+        return World(server, app, app.bot_data["runtime"], clock, fake_time, settings.inbox.dir)
 
     yield start
     for server, app, database in started:

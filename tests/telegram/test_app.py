@@ -19,12 +19,12 @@ ADA = 101
 
 
 def chat_row(world: World, chat_id: int) -> chats.Chat | None:
-    with world.paperbot.database.session() as session:
+    with world.runtime.database.session() as session:
         return chats.get_chat(session, chat_id=chat_id)
 
 
 def filters_of(world: World, chat_id: int) -> list[str]:
-    with world.paperbot.database.session() as session:
+    with world.runtime.database.session() as session:
         return [f.canonical for f in chats.chat_filters(session, chat_id=chat_id)]
 
 
@@ -166,7 +166,7 @@ async def test_stats_is_for_operators_only(world: World) -> None:
 
 
 async def test_an_internal_error_is_logged_and_the_user_told(world: World) -> None:
-    with world.paperbot.database.engine.begin() as connection:
+    with world.runtime.database.engine.begin() as connection:
         connection.execute(text("DROP TABLE filter"))
     reply = await world.command(ADA, "/list")
     assert "something went wrong" in reply and "filter" not in reply.lower().split("wrong")[1]

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.postman import Limits
+from bot.sender import Limits
 from bot.store import chats, deliveries
 from tests.feed_server import FeedServer
 from tests.telegram.conftest import World
@@ -33,7 +33,7 @@ def alerts(world: World, chat_id: int) -> list[str]:
 
 
 def ledger(world: World, chat_id: int) -> dict[str, int]:
-    with world.paperbot.database.session() as session:
+    with world.runtime.database.session() as session:
         return deliveries.count_deliveries(session, chat_id=chat_id)
 
 
@@ -46,7 +46,7 @@ async def instant_user(world: World, chat_id: int, *filters: str) -> None:
 async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None:
     await instant_user(world, ADA, '"kv cache"')
     await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
-    report = await world.paperbot.deliver()
+    report = await world.runtime.deliver()
     texts = alerts(world, ADA)
     titles = papers_in(texts)
     assert sorted(titles) == [BENICE, ELASTICKV]
@@ -58,17 +58,17 @@ async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None
     assert "<i>TL;DR:</i> BeNice!, a post-training method that broadcasts" in alert
     assert "<b>KV-cache</b>" in alert and "(headline derived from the abstract)" in alert
 
-    assert (await world.paperbot.deliver()).messages == 0  # the next tick: nothing twice
+    assert (await world.runtime.deliver()).messages == 0  # the next tick: nothing twice
 
 
 async def test_an_overlapping_or_renamed_listing_sends_nothing_twice(world: World) -> None:
     await instant_user(world, ADA, "language")
     await world.drop(SEED_000)
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     first = papers_in(alerts(world, ADA))
     await world.drop(SEED_002)  # shares papers with 000
     await world.drop(copy_txt=(world.inbox / SEED_000).read_text())
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     every = papers_in(alerts(world, ADA))
     assert len(every) == len(set(every)) and set(first) <= set(every)
 
@@ -76,7 +76,7 @@ async def test_an_overlapping_or_renamed_listing_sends_nothing_twice(world: Worl
 async def test_two_filters_matching_one_paper_give_one_message_naming_both(world: World) -> None:
     await instant_user(world, ADA, '"kv cache"', "looped")
     await world.drop(SEED_002)
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     benice = [t for t in alerts(world, ADA) if "BeNice!" in t]
     assert len(benice) == 1
     assert '"kv cache" (filter 1), looped (filter 2)' in benice[0]
@@ -85,7 +85,7 @@ async def test_two_filters_matching_one_paper_give_one_message_naming_both(world
 async def test_a_filter_added_later_does_not_flood_the_chat(world: World) -> None:
     await world.drop(SEED_000, SEED_002)
     await instant_user(world, ADA, "language")
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     assert alerts(world, ADA) == []
 
 
@@ -94,13 +94,13 @@ async def test_digest_at_eight_berlin_time_across_the_dst_change(world: World) -
     for command in ('/subscribe "kv cache"', "/timezone Europe/Berlin", "/time 08:00"):
         await world.command(ADA, command)
     await world.drop(SEED_002)
-    await world.paperbot.deliver()  # digest mode: instant delivery leaves it alone
+    await world.runtime.deliver()  # digest mode: instant delivery leaves it alone
     assert alerts(world, ADA) == []
 
     async def digest_at(hour: int, minute: int, day: int) -> list[str]:
         world.clock.now = datetime(2026, 10, day, hour, minute, tzinfo=UTC)
         before = len(world.server.texts(ADA))
-        await world.paperbot.send_due_digests()
+        await world.runtime.send_due_digests()
         return world.server.texts(ADA)[before:]
 
     assert await digest_at(5, 59, 24) == []  # 07:59 CEST
@@ -118,8 +118,8 @@ async def test_a_digest_missed_while_down_goes_out_on_return(world: World) -> No
     await world.command(ADA, "/subscribe looped")
     await world.drop(SEED_002)
     world.clock.advance(days=3)  # the bot was down through several 08:00s
-    await world.paperbot.send_due_digests()
-    await world.paperbot.send_due_digests()
+    await world.runtime.send_due_digests()
+    await world.runtime.send_due_digests()
     digests = [t for t in world.server.texts(ADA) if "Your digest" in t]
     assert len(digests) == 1 and "BeNice!" in digests[0]
 
@@ -129,7 +129,7 @@ async def test_pause_holds_everything_and_digest_sends_now(world: World) -> None
     await world.command(ADA, "/pause")
     await world.drop(SEED_002)
     world.clock.advance(days=1)
-    await world.paperbot.send_due_digests()
+    await world.runtime.send_due_digests()
     assert "Alerts are paused" in await world.command(ADA, "/digest")
     assert alerts(world, ADA) == [] and ledger(world, ADA) == {"pending": 1}
     assert "Waiting for you: 1 papers" in await world.command(ADA, "/status")
@@ -144,7 +144,7 @@ async def test_flood_control_waits_retry_after_and_sends_the_same_message(world:
     await instant_user(world, ADA, '"kv cache"')
     await world.drop(SEED_002)
     world.server.fail("sendMessage", "429", chat_id=ADA, retry_after=7)
-    report = await world.paperbot.deliver()
+    report = await world.runtime.deliver()
     assert report.sent == 1 and report.retries == 1 and 7 in world.time.slept
     refused, accepted = [
         c for c in world.server.calls_to("sendMessage") if "BeNice" in c.params["text"]
@@ -159,7 +159,7 @@ async def test_server_errors_dropped_connections_and_timeouts_still_deliver(worl
     world.server.fail("sendMessage", "drop", chat_id=ADA)
     world.server.fail("sendMessage", "slow", chat_id=ADA, delay=1.5)  # the bot waits 1 s
     world.server.fail("sendMessage", "502", chat_id=ADA)
-    report = await world.paperbot.deliver()
+    report = await world.runtime.deliver()
     assert report.sent == 1 and report.retries == 4
     assert world.time.slept == [1.0, 2.0, 4.0, 8.0]  # backing off
     assert ledger(world, ADA) == {"sent": 1}
@@ -169,9 +169,9 @@ async def test_telegram_down_for_long_leaves_rows_pending_for_the_next_tick(worl
     await instant_user(world, ADA, '"kv cache"')
     await world.drop(SEED_002)
     world.server.fail("sendMessage", "500", chat_id=ADA, times=8)
-    report = await world.paperbot.deliver()
+    report = await world.runtime.deliver()
     assert report.sent == 0 and report.waiting == 1 and ledger(world, ADA) == {"pending": 1}
-    assert (await world.paperbot.deliver()).sent == 1 and ledger(world, ADA) == {"sent": 1}
+    assert (await world.runtime.deliver()).sent == 1 and ledger(world, ADA) == {"sent": 1}
 
 
 async def test_a_blocked_user_makes_the_chat_inactive_and_rows_undeliverable(world: World) -> None:
@@ -179,9 +179,9 @@ async def test_a_blocked_user_makes_the_chat_inactive_and_rows_undeliverable(wor
     await instant_user(world, BOB, '"kv cache"')
     await world.drop(SEED_002)
     world.server.blocked.add(ADA)  # blocked, and the update has not arrived yet
-    report = await world.paperbot.deliver()
+    report = await world.runtime.deliver()
     assert report.chats_gone == [ADA] and report.sent == 1
-    with world.paperbot.database.session() as session:
+    with world.runtime.database.session() as session:
         chat = chats.get_chat(session, chat_id=ADA)
         rows = deliveries.all_deliveries(session, chat_id=ADA)
     assert chat is not None and not chat.active
@@ -193,7 +193,7 @@ async def test_a_refused_message_is_sent_as_plain_text_not_dropped(world: World)
     await instant_user(world, ADA, '"kv cache"')
     await world.drop(SEED_002)
     world.server.fail("sendMessage", "400", chat_id=ADA)
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     last = world.server.sent(ADA)[-1]
     assert last["parse_mode"] is None and "BeNice!" in last["text"] and "<b>" not in last["text"]
     assert ledger(world, ADA) == {"sent": 1}
@@ -209,7 +209,7 @@ async def test_the_sender_keeps_telegrams_limits(make_world: Any) -> None:
     await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
     world.time.slept.clear()
     start = world.time.now
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     sends = [c for c in world.server.calls_to("sendMessage") if "blockquote" in c.params["text"]]
     to_ada = sum(1 for c in sends if c.params["chat_id"] == str(ADA))
     to_group = sum(1 for c in sends if c.params["chat_id"] == str(group))
@@ -223,10 +223,10 @@ async def test_updates_reach_only_chats_that_follow_them_labelled(world: World) 
     await instant_user(world, BOB, "mamba")
     await world.command(BOB, "/updates on")
     await world.drop(v1_xml=feed("2610.00001", 1, "new"))
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     world.clock.advance(days=1)
     await world.drop(v2_xml=feed("2610.00001", 2, "replace"))
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     assert papers_in(alerts(world, ADA)) == ["Mamba at scale"]
     assert papers_in(alerts(world, BOB)) == ["Mamba at scale", "Updated (v2): Mamba at scale"]
 
@@ -250,7 +250,7 @@ async def test_a_feed_paper_reaches_an_instant_chat(make_world: Any, feeds: Feed
     await world.command(101, "/subscribe cat:cs.*")
     await world.command(101, "/mode instant")
     await world.drop()  # the scan polls the feed, being due
-    await world.paperbot.deliver()
+    await world.runtime.deliver()
     alerts = [t for t in world.server.texts(101) if "<blockquote expandable>" in t]
     assert alerts and "arxiv.org/abs/" in alerts[0]
     await world.drop()  # not due again yet: no second request
@@ -262,7 +262,7 @@ async def test_overlapping_delivery_ticks_send_nothing_twice(world: World) -> No
     await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
     # the inbox job's delivery and the delivery tick at once (and a third): the later ones
     # read the ledger while the first is in the middle of sending
-    postman = world.paperbot.postman
+    postman = world.runtime.postman
     first = asyncio.create_task(postman.deliver_instant())
     await world.server.wait_for(lambda: len(alerts(world, ADA)) >= 1)
     assert not first.done()

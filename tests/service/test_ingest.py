@@ -7,11 +7,12 @@ import os
 import shutil
 from pathlib import Path
 
-from bot import service
+from bot.service import ingest
+from bot.service.status import store_status
 from bot.store import Database, files, papers
-from tests.conftest import SEEDS, Clock
+from tests.conftest import ROOT, SEEDS, Clock
 
-CASES = Path(__file__).parent / "data" / "listings"
+CASES = ROOT / "tests" / "data" / "listings"
 
 
 def copy_seeds(folder: Path) -> Path:
@@ -31,19 +32,19 @@ def settle(folder: Path, clock: Clock) -> None:
 def test_seeds_read_40_entries_store_37_papers_and_count_3_duplicates(
     any_database: Database, tmp_path: Path
 ) -> None:
-    report = service.ingest_paths(any_database, [copy_seeds(tmp_path / "seeds")])
+    report = ingest.ingest_paths(any_database, [copy_seeds(tmp_path / "seeds")])
     assert report.totals() == {"files": 3, "entries": 40, "new": 37, "duplicates": 3, "failed": 0}
-    again = service.ingest_paths(any_database, [tmp_path / "seeds"])
+    again = ingest.ingest_paths(any_database, [tmp_path / "seeds"])
     assert [f.status for f in again.files] == ["skipped"] * 3
     assert again.totals()["new"] == 0
-    assert service.store_status(any_database).papers == 37
+    assert store_status(any_database).papers == 37
 
 
 def test_a_paper_first_seen_without_id_gets_it_from_a_feed(
     any_database: Database, tmp_path: Path
 ) -> None:
-    service.ingest_paths(any_database, [copy_seeds(tmp_path / "seeds")])
-    report = service.ingest_paths(any_database, [CASES / "arxiv_rss_three.xml"])
+    ingest.ingest_paths(any_database, [copy_seeds(tmp_path / "seeds")])
+    report = ingest.ingest_paths(any_database, [CASES / "arxiv_rss_three.xml"])
     assert report.files[0].new == 2 and report.files[0].duplicates == 1  # BeNice! is known
     with any_database.session() as session:
         benice = [
@@ -56,7 +57,7 @@ def test_a_paper_first_seen_without_id_gets_it_from_a_feed(
 
 
 def test_a_later_version_updates_the_stored_paper(any_database: Database, tmp_path: Path) -> None:
-    first = service.ingest_paths(any_database, [CASES / "api_atom.xml"])
+    first = ingest.ingest_paths(any_database, [CASES / "api_atom.xml"])
     assert first.files[0].new == 2
     newer = tmp_path / "v4.xml"
     newer.write_text(
@@ -65,21 +66,21 @@ def test_a_later_version_updates_the_stored_paper(any_database: Database, tmp_pa
         .replace("2401.01234v3", "2401.01234v4")
         .replace("Reeb dynamics.", "Reeb dynamics, revised.")
     )
-    report = service.ingest_paths(any_database, [newer])
+    report = ingest.ingest_paths(any_database, [newer])
     assert (report.files[0].new, report.files[0].duplicates) == (0, 2)
     assert len(report.updated_paper_ids) == 1
     with any_database.session() as session:
         stored = papers.get_papers(session, paper_ids=report.updated_paper_ids)
     (paper,) = stored.values()
     assert paper.version == 4 and paper.abstract.endswith("revised.")
-    assert service.store_status(any_database).papers == 2
+    assert store_status(any_database).papers == 2
 
 
 def test_duplicates_within_one_file_are_one_paper(database: Database, tmp_path: Path) -> None:
     listing = tmp_path / "twice.txt"
     entry = (SEEDS / "000_d8ca0602e3945843.txt").read_text().split("\n")[:5]
     listing.write_text("\n".join(entry + [entry[0].replace("#01", "#02"), *entry[1:]]) + "\n")
-    report = service.ingest_paths(database, [listing])
+    report = ingest.ingest_paths(database, [listing])
     assert (report.files[0].entries, report.files[0].new, report.files[0].duplicates) == (2, 1, 1)
 
 
@@ -88,7 +89,7 @@ def test_a_bad_file_is_reported_and_the_others_still_ingest(
 ) -> None:
     folder = copy_seeds(tmp_path / "inbox")
     shutil.copy(CASES / "binary_junk.bin", folder / "junk.bin")
-    report = service.ingest_paths(database, [folder])
+    report = ingest.ingest_paths(database, [folder])
     failed = [f for f in report.files if f.status == "failed"]
     assert [f.path for f in failed] == [str(folder / "junk.bin")]
     assert "binary file" in (failed[0].error or "")
@@ -96,7 +97,7 @@ def test_a_bad_file_is_reported_and_the_others_still_ingest(
 
 
 def test_partly_bad_file_keeps_good_entries_and_reports_the_bad(database: Database) -> None:
-    report = service.ingest_paths(database, [CASES / "numbered_partly_bad.txt"])
+    report = ingest.ingest_paths(database, [CASES / "numbered_partly_bad.txt"])
     (file,) = report.files
     assert (file.status, file.new) == ("ingested", 2)
     assert "entry #02 at line 6" in (file.error or "")
@@ -112,7 +113,7 @@ def test_inbox_rules(database: Database, tmp_path: Path, clock: Clock) -> None:
     settle(inbox, clock)
     before = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in inbox.iterdir()}
 
-    first = service.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
+    first = ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
     assert sorted(Path(f.path).name for f in first.files) == [
         "000_d8ca0602e3945843.txt",
         "002_fdf517bcef682927.txt",
@@ -124,7 +125,7 @@ def test_inbox_rules(database: Database, tmp_path: Path, clock: Clock) -> None:
     # A renamed copy is not new; the failed file is not retried while unchanged.
     shutil.copy(inbox / "000_d8ca0602e3945843.txt", inbox / "copy-of-000.txt")
     settle(inbox, clock)
-    second = service.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
+    second = ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
     assert {f.status for f in second.files} == {"skipped"}
     letter = next(f for f in second.files if f.path.endswith("letter.txt"))
     assert "failed before" in (letter.error or "")
@@ -133,10 +134,10 @@ def test_inbox_rules(database: Database, tmp_path: Path, clock: Clock) -> None:
     growing = inbox / "growing.txt"
     growing.write_text((SEEDS / "002_fdf517bcef682927.txt").read_text())
     os.utime(growing, (clock().timestamp() - 1, clock().timestamp() - 1))
-    third = service.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
+    third = ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
     assert [f.status for f in third.files if f.path.endswith("growing.txt")] == ["waiting"]
     clock.advance(seconds=10)
-    fourth = service.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
+    fourth = ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
     grown = next(f for f in fourth.files if f.path.endswith("growing.txt"))
     assert (grown.status, grown.new, grown.duplicates) == ("skipped", 0, 0)  # same content as 002
 
@@ -148,7 +149,7 @@ def test_inbox_rules(database: Database, tmp_path: Path, clock: Clock) -> None:
     )
     growing.write_text(edited)
     settle(inbox, clock)
-    fifth = service.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
+    fifth = ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
     grown = next(f for f in fifth.files if f.path.endswith("growing.txt"))
     assert (grown.status, grown.entries, grown.new, grown.duplicates) == ("ingested", 5, 1, 4)
 
@@ -165,16 +166,14 @@ def test_a_failed_file_is_retried_when_its_content_changes(
     listing = inbox / "later.txt"
     listing.write_text("")
     settle(inbox, clock)
-    assert service.scan_inbox(database, inbox, settle_seconds=5, clock=clock).failed == 1
+    assert ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock).failed == 1
     listing.write_text((SEEDS / "000_d8ca0602e3945843.txt").read_text())
     settle(inbox, clock)
-    report = service.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
+    report = ingest.scan_inbox(database, inbox, settle_seconds=5, clock=clock)
     assert [(f.status, f.new) for f in report.files] == [("ingested", 5)]
     with database.session() as session:
         assert files.count_files_by_status(session) == {"failed": 1, "ingested": 1}
 
 
 def test_a_missing_inbox_is_not_fatal(database: Database, tmp_path: Path, clock: Clock) -> None:
-    assert (
-        service.scan_inbox(database, tmp_path / "nope", settle_seconds=5, clock=clock).files == []
-    )
+    assert ingest.scan_inbox(database, tmp_path / "nope", settle_seconds=5, clock=clock).files == []

@@ -1,5 +1,6 @@
-"""Use cases: the work the bot, the jobs and the CLI share. Adapters call these; these call the
-pure core and the store."""
+"""Listing files and feeds in: each content read once, every paper stored once (de-duplicated
+against the batch and the database), a bad file recorded with its reason while the others go
+on. Files are only ever read."""
 
 from __future__ import annotations
 
@@ -12,21 +13,13 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from bot.core.highlight import Highlight, highlights
 from bot.core.identity import Identity, PaperSet, deduplicate
 from bot.core.listings import ListingError, parse_listing
-from bot.core.matcher import matches
 from bot.core.paper import Paper
-from bot.core.query import QueryLimits, canonical, parse_query
-from bot.store import Database, chats, deliveries, files, papers
+from bot.service import Clock, utc_now
+from bot.store import Database, files, papers
 
 log = logging.getLogger(__name__)
-
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 IGNORED_SUFFIXES = (".part", ".tmp", "~", ".crdownload", ".swp")
@@ -302,80 +295,6 @@ def poll_feeds(
     return report
 
 
-@dataclass(frozen=True)
-class StoreStatus:
-    papers: int
-    files: dict[str, int]
-    last_announcement: date | None
-    chats: dict[str, int]  # active, paused (of the active), inactive
-    filters: int
-    deliveries: dict[str, int]  # by status
-
-    @property
-    def pending_deliveries(self) -> int:
-        return deliveries.unfinished(self.deliveries)
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "papers": self.papers,
-            "files": self.files,
-            "chats": self.chats["active"] + self.chats["inactive"],
-            "chats_by_state": self.chats,
-            "filters": self.filters,
-            "pending_deliveries": self.pending_deliveries,
-            "deliveries": self.deliveries,
-            "last_announcement": self.last_announcement.isoformat()
-            if self.last_announcement
-            else None,
-        }
-
-
-def store_status(database: Database) -> StoreStatus:
-    with database.session() as session:
-        return StoreStatus(
-            papers=papers.count_papers(session),
-            files=files.count_files_by_status(session),
-            last_announcement=papers.last_announcement(session),
-            chats=chats.count_chats(session),
-            filters=chats.count_filters(session),
-            deliveries=deliveries.count_deliveries(session),
-        )
-
-
-@dataclass(frozen=True)
-class Preview:
-    filter: str  # the canonical form: how the filter was understood
-    matches: list[tuple[Paper, list[Highlight]]]
-    problems: list[str]  # files that could not be read
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "filter": self.filter,
-            "matches": [
-                {
-                    "title": paper.title,
-                    "headline_derived": paper.title_derived,
-                    "arxiv_id": paper.arxiv_id,
-                    "authors": list(paper.authors),
-                    "categories": list(paper.categories),
-                    "abstract": paper.abstract,
-                    "highlights": [
-                        {
-                            "field": h.field,
-                            "start": h.start,
-                            "end": h.end,
-                            "text": (paper.title if h.field == "title" else paper.abstract)[
-                                h.start : h.end
-                            ],
-                        }
-                        for h in marks
-                    ],
-                }
-                for paper, marks in self.matches
-            ],
-        }
-
-
 def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:
     """Every paper in the given files or folders, de-duplicated as ingestion would, nothing
     stored; plus one problem line per file that could not be read."""
@@ -392,24 +311,3 @@ def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:
         except ListingError as error:
             problems.append(f"{path}: {error}")
     return deduplicate(found), problems
-
-
-def preview(
-    database: Database | None,
-    source: str,
-    *,
-    paths: Sequence[Path] = (),
-    limits: QueryLimits | None = None,
-) -> Preview:
-    """The papers a filter matches, from files (nothing stored) or else from the database.
-    Raises InvalidQuery for a bad filter."""
-    query = parse_query(source, limits)
-    problems: list[str] = []
-    if paths:
-        candidates, problems = papers_from_files(paths)
-    else:
-        assert database is not None
-        with database.session() as session:
-            candidates = papers.all_papers(session)
-    found = [(p, highlights(query, p)) for p in candidates if matches(query, p)]
-    return Preview(canonical(query), found, problems)

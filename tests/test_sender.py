@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.postman import MARGIN, Limits, RateLimiter
+from bot.sender import MARGIN, Limits, RateLimiter
 from tests.telegram.conftest import FakeTime
 
 

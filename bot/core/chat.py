@@ -1,0 +1,53 @@
+"""A chat, its filters and its ledger rows: the values the store returns and the use cases pass
+around (the store keeps the tables; these are what the rest of the program sees)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+UNFINISHED = ("pending", "sending")  # ledger rows that still wait to go out
+
+
+@dataclass(frozen=True)
+class Chat:
+    id: int
+    kind: str  # private | group | supergroup | channel
+    mode: str  # instant | digest
+    digest_time: str  # HH:MM, local
+    timezone: str
+    updates: bool
+    paused: bool
+    active: bool
+    inactive_reason: str | None
+    created_at: datetime
+    last_digest_at: datetime
+
+
+@dataclass(frozen=True)
+class Filter:
+    id: int
+    chat_id: int
+    source: str  # as the user wrote it (what /export gives back)
+    canonical: str  # as it was understood (what /list shows)
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One row of the delivery ledger: a paper (or a new version of it) for a chat, with every
+    filter that matched; pending -> sending -> sent | failed."""
+
+    id: int
+    chat_id: int
+    paper_id: int
+    revision: int  # 0: the paper itself; n: its version n, sent as an update
+    filter_ids: list[int]
+    status: str
+    message_id: int | None
+    reason: str | None
+    created_at: datetime
+
+    @property
+    def is_update(self) -> bool:
+        return self.revision > 0

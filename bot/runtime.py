@@ -1,0 +1,142 @@
+"""The running bot put together: its parts in one object shared by the Telegram adapter, the
+console and the jobs (settings, database, clock, the filter parser, the planner, the postman),
+and the process's own policies, decided here and nowhere deeper (the memory of a large index).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot import memory
+from bot.config import MemorySettings, Settings
+from bot.core.query import FilterRules
+from bot.feeds import FeedFetcher
+from bot.sender import Limits, Sender, Sleep, Transport
+from bot.service import Clock, ingest, utc_now
+from bot.service.delivery import Postman, SendReport
+from bot.service.ingest import IngestReport
+from bot.service.planning import Planner, PlanReport
+from bot.store import Database
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class MemoryPolicy:
+    """A large filter index is long-lived: once it has grown by `settle_after` filters (at
+    start, or over time), its objects are frozen out of the garbage collector's walks
+    (`gc.freeze`: a full collection otherwise walks every one of a million filters' objects)
+    and, where the setting allows, the heap is moved to transparent huge pages (bot/memory.py:
+    matching a million filters ~20% faster, bench/match.py --no-huge-pages to compare)."""
+
+    settings: MemorySettings
+    settled_at: int = 0  # the index's size when last settled
+    settlements: int = 0
+
+    def after_planning(self, indexed: int) -> bool:
+        """Called with the index's size after each planning; True when it settled now."""
+        self.settled_at = min(self.settled_at, indexed)  # shrunk: growth counts from here
+        grown = indexed - self.settled_at
+        if not self.settings.settle_after or grown <= self.settings.settle_after:
+            return False
+        gc.freeze()
+        moved = memory.prefer_huge_pages() if self.settings.huge_pages else 0
+        log.info("filter index settled at %d filters (%d MB in huge pages)", indexed, moved >> 20)
+        self.settled_at, self.settlements = indexed, self.settlements + 1
+        return True
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    database: Database
+    postman: Postman
+    clock: Clock = utc_now
+    fetcher: FeedFetcher = field(default_factory=FeedFetcher)
+    feeds_polled_at: datetime | None = None
+    planner: Planner = field(init=False)
+    memory: MemoryPolicy = field(init=False)
+    planning: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.planner = Planner(self.rules)
+        self.memory = MemoryPolicy(self.settings.memory)
+
+    @classmethod
+    def build(
+        cls,
+        settings: Settings,
+        database: Database,
+        transport: Transport,
+        *,
+        clock: Clock = utc_now,
+        limits: Limits | None = None,
+        sleep: Sleep = asyncio.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> Runtime:
+        """The parts wired to one transport: Telegram's for `paperbot run`, the terminal's for
+        the console; tests pass their clocks."""
+        sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic)
+        rules = settings.filters.rules
+        return cls(settings, database, Postman(database, sender, clock=clock, rules=rules), clock)
+
+    @property
+    def rules(self) -> FilterRules:
+        """The one filter parser, bound to the settings' limits."""
+        return self.settings.filters.rules
+
+    def scan(self) -> tuple[IngestReport, PlanReport]:
+        """The inbox job: new listing files in (and the feeds, when due), then every new paper
+        matched into the ledger."""
+        report = ingest.scan_inbox(
+            self.database,
+            self.settings.inbox.dir,
+            settle_seconds=self.settings.inbox.settle_seconds,
+            clock=self.clock,
+        )
+        report.files += self.poll_feeds_when_due().files
+        plan = self.plan()
+        if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
+            log.info("inbox: %s; %s", report.summary_line(), plan.line())
+        return report, plan
+
+    def poll_feeds_when_due(self) -> IngestReport:
+        """The feeds, at most every `feeds.poll_seconds`."""
+        feeds, now = self.settings.feeds, self.clock()
+        if not feeds.urls or (
+            self.feeds_polled_at
+            and (now - self.feeds_polled_at).total_seconds() < feeds.poll_seconds
+        ):
+            return IngestReport()
+        self.feeds_polled_at = now
+        return ingest.poll_feeds(self.database, feeds.urls, self.fetcher.fetch, clock=self.clock)
+
+    def plan(self) -> PlanReport:
+        """Papers not yet matched into the ledger (one planner at a time: the filter index is
+        shared by the jobs' threads)."""
+        with self.planning:
+            report = self.planner.plan(self.database, now=self.clock())
+            self.memory.after_planning(len(self.planner))
+        return report
+
+    async def deliver(self) -> SendReport:
+        """The delivery job: instant alerts for whatever is pending (papers are matched into
+        the ledger by `scan`, which also picks up what a crash left unmatched)."""
+        report = await self.postman.deliver_instant()
+        if report.messages or report.failed or report.waiting:
+            log.info("delivery: %s", report.line())
+        return report
+
+    async def send_due_digests(self) -> SendReport:
+        """The digest job: every chat whose local digest time has come."""
+        report = await self.postman.digest_tick()
+        if report.digests:
+            log.info("digests: %s", report.line())
+        return report

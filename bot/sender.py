@@ -1,0 +1,184 @@
+"""Sending one message through Telegram's limits and retries. No database here: what a message
+settles in the ledger is bot.service.delivery's business.
+
+A transport (Telegram, or the terminal) carries one message and raises one of the errors below;
+the sender spaces messages so that no limit is crossed, waits out flood control, backs off on
+transient failures and falls back to plain text when Telegram refuses our HTML.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.core.render import to_plain
+
+log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class TransportError(Exception):
+    """A message did not go out; the subclass says what to do about it."""
+
+
+class RetryLater(TransportError):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"flood control: retry after {seconds} s")
+        self.seconds = seconds
+
+
+class Transient(TransportError):
+    """A 5xx, a timeout or a network error: back off and try again."""
+
+
+class ChatGone(TransportError):
+    """Blocked, kicked, deactivated: the chat cannot be reached until it comes back."""
+
+
+class Rejected(TransportError):
+    """Telegram refused the message itself (bad HTML, too long): a bug on our side."""
+
+
+class ChatMoved(TransportError):
+    def __init__(self, new_chat_id: int) -> None:
+        super().__init__(f"the group is now the supergroup {new_chat_id}")
+        self.new_chat_id = new_chat_id
+
+
+class Transport(Protocol):
+    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+        """Send one message; returns its message id or raises a TransportError."""
+        ...
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Telegram's limits: messages per second overall, seconds between messages to one chat,
+    messages per minute to one group. Zero switches a limit off."""
+
+    overall_per_second: float = 30
+    chat_interval: float = 1.0
+    group_per_minute: float = 20
+    max_attempts: int = 8
+    backoff_seconds: float = 1.0
+
+    @classmethod
+    def off(cls) -> Limits:
+        return cls(0, 0, 0)
+
+
+MARGIN = 1.04  # messages leave a little under the limits: network jitter must not cross them
+
+
+class RateLimiter:
+    """Spaces messages so that no limit is exceeded: each chat's turn first, then a slot of the
+    overall rate taken just before the request goes out (so requests never leave in a bunch)."""
+
+    def __init__(self, limits: Limits, sleep: Sleep, monotonic: Callable[[], float]) -> None:
+        self.limits, self.sleep, self.monotonic = limits, sleep, monotonic
+        self.next_overall = 0.0
+        self.overall_lock = asyncio.Lock()
+        self.next_for_chat: dict[int, float] = {}
+        # The window: a message arrives at Telegram no later than its answer comes back, so the
+        # n-th may leave only a second after the answer to the (n - rate)-th: however late that
+        # one arrived (a cold connection, a slow first request), no second holds more than the
+        # rate. Slots are numbered; finished(slot) records when each was answered.
+        self.window = int(limits.overall_per_second)
+        self.slots = 0
+        self.answered: dict[int, float] = {}
+
+    async def _until(self, moment: float, now: float) -> None:
+        if moment > now:
+            await self.sleep(moment - now)
+
+    async def wait_chat_turn(self, chat_id: int) -> None:
+        per_chat = self.limits.chat_interval
+        if chat_id < 0 and self.limits.group_per_minute:
+            per_chat = max(per_chat, 60 / self.limits.group_per_minute)
+        now = self.monotonic()
+        slot = max(now, self.next_for_chat.get(chat_id, 0.0))
+        self.next_for_chat[chat_id] = slot + per_chat * MARGIN
+        await self._until(slot, now)
+
+    async def wait_overall_turn(self) -> int:
+        """One sender at a time; the next slot counts from the moment this one really leaves, so
+        a busy moment never lets several go at once to catch up. Returns the slot's number."""
+        async with self.overall_lock:
+            rate = self.limits.overall_per_second
+            interval = MARGIN / rate if rate else 0
+            now = self.monotonic()
+            target = max(now, self.next_overall)
+            slot, self.slots = self.slots, self.slots + 1
+            if self.window and slot >= self.window:  # unanswered yet: taken as answered now
+                target = max(target, self.answered.pop(slot - self.window, now) + 1.0)
+            await self._until(target, now)
+            left = self.monotonic()
+            # a sleep's small overshoot is not added up; a stall of the loop is not caught up
+            self.next_overall = (target if left - target < interval / 2 else left) + interval
+            return slot
+
+    def finished(self, slot: int) -> None:
+        """The request of `slot` was answered (or failed): the window counts from now."""
+        if self.window and slot >= self.slots - self.window:
+            self.answered[slot] = self.monotonic()
+
+
+@dataclass(frozen=True)
+class Sent:
+    """How one message went: its id (None: Telegram kept failing, try at a later round) and how
+    many times it was tried again on the way."""
+
+    message_id: int | None
+    retries: int
+
+
+class Sender:
+    def __init__(
+        self,
+        transport: Transport,
+        limits: Limits | None = None,
+        *,
+        sleep: Sleep = asyncio.sleep,
+        monotonic: Callable[[], float] = time.monotonic,
+        concurrency: int = 8,
+    ) -> None:
+        self.transport = transport
+        self.limits = limits or Limits()
+        self.sleep = sleep
+        self.limiter = RateLimiter(self.limits, sleep, monotonic)
+        self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
+
+    async def send(self, chat_id: int, text: str) -> Sent:
+        """One message (Telegram HTML), through limits and retries; raises ChatGone, ChatMoved,
+        and Rejected when even the plain text was refused."""
+        html, backoff, retries = True, self.limits.backoff_seconds, 0
+        for _attempt in range(self.limits.max_attempts):
+            await self.limiter.wait_chat_turn(chat_id)
+            try:
+                shown = text if html else to_plain(text)
+                async with self.in_flight:
+                    slot = await self.limiter.wait_overall_turn()
+                    try:
+                        return Sent(await self.transport.send(chat_id, shown, html=html), retries)
+                    finally:
+                        self.limiter.finished(slot)
+            except RetryLater as error:
+                retries += 1
+                log.warning("chat %d: %s", chat_id, error)
+                await self.sleep(error.seconds)
+            except Transient as error:
+                retries += 1
+                log.warning("chat %d: %s; retrying in %.0f s", chat_id, error, backoff)
+                await self.sleep(backoff)
+                backoff = min(backoff * 2, 60)
+            except Rejected as error:
+                if not html:
+                    raise
+                log.error("bug: Telegram refused our HTML (%s); sending plain text", error)
+                html = False
+        return Sent(None, retries)

@@ -1,0 +1,297 @@
+"""The ledger sent: instant rounds, digest rounds, and the ledger's state changes.
+
+A row goes pending -> sending -> sent (with Telegram's message id) or failed (with the reason);
+rows left `sending` by a crash go back to pending at start (`resume`). Within one process, the
+chat lock and the chat's version keep two rounds from sending the same rows: rounds run at once
+(the inbox job's delivery, the delivery tick, /digest), each reads rows first and sends later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from bot.core.chat import Chat, Delivery, Filter
+from bot.core.compose import (
+    FilterMarks,
+    compose_items,
+    digest_title,
+    empty_digest_line,
+    messages_with_rows,
+)
+from bot.core.paper import Paper
+from bot.core.query import FilterRules
+from bot.core.render import Item, render_alert, render_digest
+from bot.core.schedule import last_due
+from bot.sender import ChatGone, ChatMoved, Rejected, Sender
+from bot.service import Clock
+from bot.store import Database, chats, deliveries, papers
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SendReport:
+    messages: int = 0
+    sent: int = 0
+    failed: int = 0
+    waiting: int = 0  # left pending for the next tick (Telegram kept failing)
+    digests: int = 0
+    retries: int = 0
+    chats_gone: list[int] = field(default_factory=list)
+
+    def add(self, other: SendReport) -> None:
+        for name in ("messages", "sent", "failed", "waiting", "digests", "retries"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.chats_gone += other.chats_gone
+
+    def line(self) -> str:
+        return (
+            f"{self.sent} papers sent in {self.messages} messages ({self.digests} digests), "
+            f"{self.failed} failed, {self.waiting} waiting, {self.retries} retries"
+        )
+
+
+@dataclass(frozen=True)
+class Paused:
+    """/digest while the chat is paused."""
+
+
+@dataclass(frozen=True)
+class NothingWaiting:
+    """/digest with nothing in the ledger for the chat."""
+
+
+@dataclass(frozen=True)
+class DigestSent:
+    papers: int
+    complete: bool  # False: Telegram stopped taking messages, the rest follows later
+
+
+class Postman:
+    def __init__(
+        self, database: Database, sender: Sender, *, clock: Clock, rules: FilterRules
+    ) -> None:
+        self.database, self.sender, self.clock = database, sender, clock
+        self.marks = FilterMarks(rules.parse)
+        self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # Bumped whenever a chat's rows are being sent: rows read at an older version are read
+        # again under the chat's lock, so two senders never send the same rows.
+        self.chat_versions: dict[int, int] = defaultdict(int)
+        self.papers: dict[int, Paper] = {}  # read once per tick, whatever the number of chats
+        self.filters: dict[int, list[Filter]] = {}  # the tick's chats' filters, by chat
+        self.ticks = 0
+
+    def resume(self) -> int:
+        """On start: rows left `sending` by a crash go back to pending (at-least-once)."""
+        with self.database.session() as session:
+            return deliveries.reset_sending(session)
+
+    # -- the two modes -----------------------------------------------------------------------
+
+    async def deliver_instant(self) -> SendReport:
+        """Every pending row of instant chats: the delivery job's tick."""
+        by_chat: dict[int, list[Delivery]] = defaultdict(list)
+        with self.database.session() as session:
+            for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
+                by_chat[row.chat_id].append(row)
+        versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
+        report = SendReport()
+        with self._tick(list(by_chat)):
+            for part in await asyncio.gather(
+                *(self._alert_chat(c, rows, versions[c]) for c, rows in sorted(by_chat.items()))
+            ):
+                report.add(part)
+        return report
+
+    async def digest_tick(self) -> SendReport:
+        """Digests that are due: each chat's local hour passed since its last digest (also a
+        digest missed while the bot was down)."""
+        now = self.clock()
+        with self.database.session() as session:
+            due = [
+                chat
+                for chat in chats.all_chats(session, active_only=True)
+                if chat.mode == "digest"
+                and not chat.paused
+                and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
+            ]
+        report = SendReport()
+        with self._tick([chat.id for chat in due]):
+            for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
+                report.add(part)
+        return report
+
+    async def digest_now(self, chat: Chat) -> Paused | NothingWaiting | DigestSent:
+        """/digest: what waits for the chat, now."""
+        if chat.paused:
+            return Paused()
+        with self.database.session() as session:
+            counts = deliveries.count_deliveries(session, chat_id=chat.id)
+        if not deliveries.unfinished(counts):
+            return NothingWaiting()
+        report = await self.send_digest(chat)
+        return DigestSent(report.sent, complete=not report.waiting)
+
+    async def send_digest(self, chat: Chat) -> SendReport:
+        """Everything pending for the chat as one digest (several messages when long), or one
+        line saying why there is nothing: no announcement, or nothing matched."""
+        report = SendReport(digests=1)
+        async with self.chat_locks[chat.id]:
+            with self._tick():
+                await self._send_digest(chat, report)
+        return report
+
+    # -- rounds ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _tick(self, chat_ids: Sequence[int] = ()) -> Iterator[None]:
+        """Papers (and the given chats' filters) are read once per tick for all its chats, and
+        forgotten after it."""
+        if chat_ids:
+            with self.database.session() as session:
+                self.filters.update(chats.filters_of_chats(session, chat_ids=chat_ids))
+        self.ticks += 1
+        try:
+            yield
+        finally:
+            self.ticks -= 1
+            if not self.ticks:
+                self.papers.clear()
+                self.filters.clear()
+
+    async def _alert_chat(self, chat_id: int, rows: list[Delivery], version: int) -> SendReport:
+        report = SendReport()
+        async with self.chat_locks[chat_id]:
+            if self.chat_versions[chat_id] != version:  # sent to since `rows` were read
+                with self.database.session() as session:
+                    rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
+            items = self._items(chat_id, rows)
+            messages = render_alert([item for item, _ in items])
+            await self._send_messages(chat_id, messages_with_rows(messages, items), report)
+        return report
+
+    async def _send_digest(self, chat: Chat, report: SendReport) -> None:
+        now = self.clock()
+        with self.database.session() as session:
+            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
+            arrived = papers.count_papers_since(session, since=chat.last_digest_at)
+            has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
+        if rows:
+            items = self._items(chat.id, rows)
+            messages = render_digest([item for item, _ in items], digest_title(now.date()))
+            await self._send_messages(chat.id, messages_with_rows(messages, items), report)
+        elif has_filters:
+            report.add(await self.send_text(chat.id, empty_digest_line(arrived)))
+        if not report.waiting and chat.id not in report.chats_gone:
+            with self.database.session() as session:
+                chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
+
+    def _items(self, chat_id: int, rows: Sequence[Delivery]) -> list[tuple[Item, list[Delivery]]]:
+        with self.database.session() as session:
+            missing = {r.paper_id for r in rows} - self.papers.keys()
+            self.papers.update(papers.get_papers(session, paper_ids=missing))
+            listed = self.filters.get(chat_id)
+            if listed is None:
+                listed = chats.chat_filters(session, chat_id=chat_id)
+        return compose_items(rows, self.papers, listed, self.marks)
+
+    # -- sending and the ledger's states -------------------------------------------------------
+
+    async def _send_messages(
+        self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
+    ) -> None:
+        """Under the chat's lock. The chat's version moves before and after, so rows read
+        before or during this send are read again by the next sender."""
+        self.chat_versions[chat_id] += 1
+        try:
+            await self._send_in_order(chat_id, messages, report)
+        finally:
+            self.chat_versions[chat_id] += 1
+
+    async def _send_in_order(
+        self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
+    ) -> None:
+        marked: list[int] = []  # rows already marked sending (with the previous message's sent)
+        for position, (text, rows) in enumerate(messages):
+            ids = [r.id for r in rows]
+            if ids != marked:
+                self._mark(ids, "sending")
+            try:
+                sent = await self.sender.send(chat_id, text)
+            except ChatGone as error:
+                self._chat_gone(chat_id, str(error), report)
+                return
+            except ChatMoved as moved:
+                self._mark(ids, "pending")
+                with self.database.session() as session:
+                    chats.move_chat(session, old_id=chat_id, new_id=moved.new_chat_id)
+                log.info("chat %d moved to %d; its deliveries follow", chat_id, moved.new_chat_id)
+                report.waiting += len(rows)
+                return
+            except Rejected as error:
+                self._mark(ids, "failed", reason=f"refused by Telegram: {error}")
+                log.error("bug: chat %d: Telegram refused even plain text: %s", chat_id, error)
+                report.failed += len(rows)
+                continue
+            report.retries += sent.retries
+            if sent.message_id is None:
+                self._mark(ids, "pending")
+                report.waiting += len(rows)
+                return  # Telegram keeps failing: the rest waits for the next tick, in order
+            following = messages[position + 1][1] if position + 1 < len(messages) else []
+            marked = [r.id for r in following]
+            self._mark(ids, "sent", message_id=sent.message_id, then_sending=marked)
+            report.messages += 1
+            report.sent += len({r.paper_id for r in rows})
+
+    def _mark(
+        self,
+        ids: list[int],
+        status: str,
+        *,
+        message_id: int | None = None,
+        reason: str | None = None,
+        then_sending: Sequence[int] = (),
+    ) -> None:
+        """Rows to a new state; `then_sending`: the next message's rows, in the same commit."""
+        now = self.clock()
+        with self.database.connection() as connection:
+            deliveries.mark_deliveries(
+                connection,
+                delivery_ids=ids,
+                status=status,
+                now=now,
+                message_id=message_id,
+                reason=reason,
+            )
+            if then_sending:
+                deliveries.mark_deliveries(
+                    connection, delivery_ids=then_sending, status="sending", now=now
+                )
+
+    def _chat_gone(self, chat_id: int, reason: str, report: SendReport) -> None:
+        with self.database.session() as session:
+            report.failed += chats.mark_unreachable(session, chat_id=chat_id, reason=reason)
+        report.chats_gone.append(chat_id)
+        log.info("chat %d cannot be reached (%s): marked inactive", chat_id, reason)
+
+    async def send_text(self, chat_id: int, text: str) -> SendReport:
+        """A message outside the ledger (an empty digest's line), with the same limits."""
+        report = SendReport()
+        try:
+            sent = await self.sender.send(chat_id, text)
+        except ChatGone as error:
+            self._chat_gone(chat_id, str(error), report)
+            return report
+        except (ChatMoved, Rejected) as error:
+            log.warning("chat %d: %s", chat_id, error)
+            return report
+        report.retries += sent.retries
+        if sent.message_id is not None:
+            report.messages += 1
+        return report

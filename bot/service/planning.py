@@ -1,0 +1,116 @@
+"""New papers matched into the delivery ledger.
+
+Papers are stored first and matched afterwards, in one transaction per batch that writes the
+ledger rows and marks the papers matched: a crash in between leaves the papers unmatched, and the
+next planning matches them. So a stored paper is never skipped, and never planned twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlmodel import Session
+
+from bot.core.matcher import Document, FilterIndex, term_frequencies
+from bot.core.paper import Paper
+from bot.core.query import FilterRules, InvalidQuery
+from bot.store import Database, chats, deliveries, papers
+
+log = logging.getLogger(__name__)
+
+FREQUENCY_DAYS = 7  # term frequencies are sampled from this many recent announcement days
+RESAMPLE_GROWTH = 1.5  # ... and sampled again once the stored papers have grown by half
+PLAN_BATCH = 2000
+
+
+@dataclass
+class PlanReport:
+    papers: int = 0
+    updates: int = 0
+    deliveries: int = 0
+
+    def line(self) -> str:
+        return (
+            f"matched {self.papers} new papers and {self.updates} new versions: "
+            f"{self.deliveries} deliveries planned"
+        )
+
+
+class Planner:
+    """Every active chat's filters in one FilterIndex, kept in step with the database (new
+    filters added, removed ones dropped: the index is never rebuilt), each filter parsed by the
+    settings' one parser. The index files each filter under its rarest term; which terms are
+    rare is sampled from the stored papers, again as they grow (filters are re-anchored)."""
+
+    def __init__(self, rules: FilterRules) -> None:
+        self.rules = rules
+        self.index = FilterIndex()
+        self.owner: dict[int, int] = {}  # filter id -> chat id
+        self.sampled_papers = 0  # stored papers when the term frequencies were last sampled
+        self.refused: set[int] = set()  # stored filters the parser refuses (logged once each)
+
+    def __len__(self) -> int:
+        """How many filters are indexed."""
+        return len(self.owner)
+
+    def plan(self, database: Database, *, now: datetime) -> PlanReport:
+        """Match every unmatched paper (and unmatched new version) against the filters of active
+        chats and write one ledger row per chat and paper."""
+        report = PlanReport()
+        while True:
+            with database.session() as session:
+                batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
+                if not batch:
+                    return report
+                self.sync(session)
+                rows = self._rows(session, batch)
+                report.deliveries += deliveries.add_deliveries(session, rows=rows, now=now)
+                matched = [paper_id for paper_id, _, _ in batch]
+                papers.mark_matched(session, paper_ids=matched, now=now)
+            report.updates += sum(1 for _, _, known in batch if known)
+            report.papers += sum(1 for _, _, known in batch if not known)
+
+    def sync(self, session: Session) -> None:
+        """The index brought in step with the stored filters of active chats."""
+        self._resample(session)
+        wanted = chats.active_filter_ids(session)
+        for gone in self.owner.keys() - wanted:
+            self.index.remove(gone)
+            del self.owner[gone]
+        self.refused &= wanted
+        added = wanted - self.owner.keys() - self.refused
+        for stored in chats.get_filters(session, filter_ids=sorted(added)).values():
+            try:
+                self.index.add(stored.id, self.rules.parse(stored.source))
+            except InvalidQuery as error:  # kept from a laxer paperbot, or limits lowered since
+                log.error("filter %d does not parse under the current limits: %s", stored.id, error)
+                self.refused.add(stored.id)
+                continue
+            self.owner[stored.id] = stored.chat_id
+
+    def _resample(self, session: Session) -> None:
+        if self.sampled_papers or len(self.index):
+            return
+        recent = [p for _, p in papers.recent_papers(session, announcement_days=FREQUENCY_DAYS)]
+        self.index = FilterIndex(term_frequencies(recent))
+        self.sampled_papers = max(len(recent), 1)
+
+    def _rows(
+        self, session: Session, batch: list[tuple[int, Paper, bool]]
+    ) -> list[deliveries.NewDelivery]:
+        follows_updates = {c.id for c in chats.all_chats(session, active_only=True) if c.updates}
+        rows: list[deliveries.NewDelivery] = []
+        for paper_id, paper, known in batch:
+            is_update = known or paper.announce_type.is_update
+            by_chat: dict[int, list[int]] = defaultdict(list)
+            for filter_id in self.index.match_document(Document(paper)):
+                by_chat[self.owner[filter_id]].append(filter_id)
+            for chat_id, filter_ids in by_chat.items():
+                if is_update and chat_id not in follows_updates:
+                    continue
+                revision = (paper.version or 1) if is_update else 0
+                rows.append(deliveries.NewDelivery(chat_id, paper_id, revision, filter_ids))
+        return rows

@@ -1,0 +1,86 @@
+"""What a filter matches, without saving it: in listing files (nothing stored) or among the
+stored papers (`paperbot preview`), or among the last announcement days (/preview, /subscribe)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.core.highlight import Highlight, highlights
+from bot.core.matcher import matches
+from bot.core.paper import Paper
+from bot.core.query import FilterRules, Node, canonical
+from bot.service.ingest import papers_from_files
+from bot.store import Database, papers
+
+RECENT_DAYS = 7  # /subscribe and /preview look back this many announcement days
+SHOWN_TITLES = 3
+
+
+@dataclass(frozen=True)
+class Preview:
+    filter: str  # the canonical form: how the filter was understood
+    matches: list[tuple[Paper, list[Highlight]]]
+    problems: list[str]  # files that could not be read
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "filter": self.filter,
+            "matches": [
+                {
+                    "title": paper.title,
+                    "headline_derived": paper.title_derived,
+                    "arxiv_id": paper.arxiv_id,
+                    "authors": list(paper.authors),
+                    "categories": list(paper.categories),
+                    "abstract": paper.abstract,
+                    "highlights": [
+                        {
+                            "field": h.field,
+                            "start": h.start,
+                            "end": h.end,
+                            "text": (paper.title if h.field == "title" else paper.abstract)[
+                                h.start : h.end
+                            ],
+                        }
+                        for h in marks
+                    ],
+                }
+                for paper, marks in self.matches
+            ],
+        }
+
+
+def preview(
+    database: Database | None, source: str, *, rules: FilterRules, paths: Sequence[Path] = ()
+) -> Preview:
+    """The papers a filter matches, from files (nothing stored) or else from the database.
+    Raises InvalidQuery for a bad filter."""
+    query = rules.parse(source)
+    problems: list[str] = []
+    if paths:
+        candidates, problems = papers_from_files(paths)
+    else:
+        assert database is not None
+        with database.session() as session:
+            candidates = papers.all_papers(session)
+    found = [(p, highlights(query, p)) for p in candidates if matches(query, p)]
+    return Preview(canonical(query), found, problems)
+
+
+@dataclass(frozen=True)
+class RecentMatches:
+    """How many papers of the last RECENT_DAYS announcement days a filter matches, and the
+    first titles."""
+
+    count: int
+    titles: list[str]
+    days: int = RECENT_DAYS
+
+
+def recent_matches(database: Database, query: Node) -> RecentMatches:
+    with database.session() as session:
+        recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
+    titles = [paper.title for _, paper in recent if matches(query, paper)]
+    return RecentMatches(len(titles), titles[:SHOWN_TITLES])

@@ -1,0 +1,162 @@
+"""A chat's filters: subscribe, preview, list, unsubscribe, export, import. Every filter is read
+by the one parser of the settings (FilterRules), so what is accepted here is what is matched."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.core.chat import Filter
+from bot.core.query import FilterRules, InvalidQuery, Node, canonical
+from bot.service.preview import RecentMatches, recent_matches
+from bot.store import Database, chats
+
+
+@dataclass(frozen=True)
+class BadFilter:
+    source: str
+    message: str  # for a person: what is wrong
+    position: int | None  # where, counted from 0, when it is one place
+
+
+@dataclass(frozen=True)
+class Subscribed:
+    number: int  # as /list shows it
+    canonical: str
+    recent: RecentMatches
+
+
+@dataclass(frozen=True)
+class AlreadyFollowed:
+    number: int
+    canonical: str
+
+
+@dataclass(frozen=True)
+class AtLimit:
+    count: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class Previewed:
+    canonical: str
+    recent: RecentMatches
+
+
+def read_filter(rules: FilterRules, source: str) -> Node | BadFilter:
+    try:
+        return rules.parse(source)
+    except InvalidQuery as error:
+        return BadFilter(source, str(error), error.position)
+
+
+def subscribe(
+    database: Database, *, chat_id: int, source: str, rules: FilterRules, now: datetime
+) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+    query = read_filter(rules, source)
+    if isinstance(query, BadFilter):
+        return query
+    understood = canonical(query)
+    with database.session() as session:
+        existing = chats.chat_filters(session, chat_id=chat_id)
+        for number, stored in enumerate(existing, 1):
+            if stored.canonical == understood:
+                return AlreadyFollowed(number, understood)
+        if len(existing) >= rules.max_per_chat:
+            return AtLimit(len(existing), rules.max_per_chat)
+        chats.add_filter(session, chat_id=chat_id, source=source, canonical=understood, now=now)
+    return Subscribed(len(existing) + 1, understood, recent_matches(database, query))
+
+
+def preview_filter(database: Database, *, source: str, rules: FilterRules) -> Previewed | BadFilter:
+    query = read_filter(rules, source)
+    if isinstance(query, BadFilter):
+        return query
+    return Previewed(canonical(query), recent_matches(database, query))
+
+
+def list_filters(database: Database, *, chat_id: int) -> list[Filter]:
+    """The chat's filters in /list order (the numbers commands take)."""
+    with database.session() as session:
+        return chats.chat_filters(session, chat_id=chat_id)
+
+
+@dataclass(frozen=True)
+class Unsubscribed:
+    removed: list[Filter]
+
+
+@dataclass(frozen=True)
+class NoSuchFilter:
+    number: int
+    count: int  # how many the chat has
+
+
+def unsubscribe(
+    database: Database, *, chat_id: int, numbers: Sequence[int] | None
+) -> Unsubscribed | NoSuchFilter:
+    """Filters by their /list numbers; None: all of them."""
+    with database.session() as session:
+        listed = chats.chat_filters(session, chat_id=chat_id)
+        chosen = sorted(set(numbers)) if numbers is not None else range(1, len(listed) + 1)
+        for number in chosen:
+            if not 1 <= number <= len(listed):
+                return NoSuchFilter(number, len(listed))
+        removed = [listed[n - 1] for n in chosen]
+        chats.remove_filters(session, chat_id=chat_id, filter_ids=[f.id for f in removed])
+    return Unsubscribed(removed)
+
+
+def remove_filter(database: Database, *, chat_id: int, filter_id: int) -> bool:
+    """A remove button: the filter by its id (numbers move as filters go). False when it was
+    gone already."""
+    with database.session() as session:
+        return bool(chats.remove_filters(session, chat_id=chat_id, filter_ids=[filter_id]))
+
+
+@dataclass(frozen=True)
+class BadLine:
+    number: int  # the line, counted from 1
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class OverLimit:
+    number: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class Imported:
+    added: int
+    problems: list[BadLine | OverLimit] = field(default_factory=list)
+
+
+def import_filters(
+    database: Database, *, chat_id: int, lines: Sequence[str], rules: FilterRules, now: datetime
+) -> Imported:
+    """One filter a line (empty lines and #comments skipped); bad lines are reported and the
+    good ones kept; a filter the chat follows already is not added twice."""
+    added, problems = 0, list[BadLine | OverLimit]()
+    with database.session() as session:
+        known = {f.canonical for f in chats.chat_filters(session, chat_id=chat_id)}
+        for number, line in enumerate(lines, 1):
+            if not line or line.startswith("#"):
+                continue
+            query = read_filter(rules, line)
+            if isinstance(query, BadFilter):
+                problems.append(BadLine(number, line, query.message))
+                continue
+            understood = canonical(query)
+            if understood in known:
+                continue
+            if len(known) >= rules.max_per_chat:
+                problems.append(OverLimit(number, rules.max_per_chat))
+                continue
+            chats.add_filter(session, chat_id=chat_id, source=line, canonical=understood, now=now)
+            known.add(understood)
+            added += 1
+    return Imported(added, problems)

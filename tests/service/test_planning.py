@@ -1,0 +1,85 @@
+"""Planning: every stored paper matched once against the filters of active chats, each filter
+read by the settings' one parser."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from bot.core.query import FilterRules, QueryLimits
+from bot.service import ingest
+from bot.service.planning import Planner
+from bot.store import Database, chats, deliveries, papers
+from tests.conftest import SEEDS, Clock
+
+
+def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> None:
+    with database.session() as session:
+        chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
+        for source in sources:
+            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
+
+
+def test_new_papers_are_planned_once_per_chat_naming_every_filter(
+    any_database: Database, clock: Clock
+) -> None:
+    follow(any_database, 1, '"kv cache"', "looped", now=clock())
+    follow(any_database, 2, "au:Hassani", now=clock())
+    follow(any_database, 3, "looped", now=clock())
+    with any_database.session() as session:
+        chats.deactivate_chat(session, chat_id=3, reason="blocked")
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)
+    planner = Planner(FilterRules())
+    report = planner.plan(any_database, now=clock())
+    assert (report.papers, report.updates, report.deliveries) == (37, 0, 3)
+    with any_database.session() as session:
+        first = deliveries.all_deliveries(session, chat_id=1)
+        titles = papers.get_papers(session, paper_ids=[r.paper_id for r in first])
+        assert deliveries.all_deliveries(session, chat_id=3) == []
+        assert len(deliveries.all_deliveries(session, chat_id=2)) == 1
+    by_title = {titles[r.paper_id].title.split()[0]: len(r.filter_ids) for r in first}
+    assert by_title == {"BeNice!": 2, "ElasticKV:": 1}
+    assert planner.plan(any_database, now=clock()).papers == 0  # nothing twice
+
+
+def test_papers_stored_but_not_planned_before_a_crash_are_planned_next_time(
+    any_database: Database, clock: Clock
+) -> None:
+    follow(any_database, 1, "looped", now=clock())
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)  # the process dies here
+    report = Planner(FilterRules()).plan(any_database, now=clock())  # a new process
+    assert (report.papers, report.deliveries) == (37, 1)
+
+
+def test_removed_filters_and_inactive_chats_leave_the_index(
+    database: Database, clock: Clock
+) -> None:
+    follow(database, 1, "looped", "kv", now=clock())
+    follow(database, 2, "mamba", now=clock())
+    planner = Planner(FilterRules())
+    with database.session() as session:
+        planner.sync(session)
+    assert len(planner) == 3
+    with database.session() as session:
+        chats.deactivate_chat(session, chat_id=2, reason="blocked")
+        first = chats.chat_filters(session, chat_id=1)[0]
+        chats.remove_filters(session, chat_id=1, filter_ids=[first.id])
+        planner.sync(session)
+    assert len(planner) == 1 and list(planner.owner.values()) == [1]
+
+
+# The bug this parser fixes: with the limit raised, a filter that /subscribe accepted was refused
+# by the planner (which parsed with the default limit of 20 terms) and silently never matched.
+TWENTY_FIVE_TERMS = " OR ".join(["looped", *(f"qz{n}" for n in range(24))])
+
+
+@pytest.mark.parametrize(("max_terms", "planned"), [(40, 1), (20, 0)])
+def test_a_filter_is_planned_under_the_settings_limits(
+    database: Database, clock: Clock, max_terms: int, planned: int
+) -> None:
+    follow(database, 1, TWENTY_FIVE_TERMS, now=clock())
+    ingest.ingest_paths(database, [SEEDS], clock=clock)
+    planner = Planner(FilterRules(QueryLimits(max_terms=max_terms)))
+    assert planner.plan(database, now=clock()).deliveries == planned
+    assert len(planner.refused) == 1 - planned  # refused under a lower limit: logged once, kept
