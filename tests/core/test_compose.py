@@ -1,0 +1,144 @@
+"""Composition: ledger rows, papers and a chat's filters turned into items (which paper, which
+filters as /list numbers them, which words to mark), and the wording around a digest."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from bot.core.chat import Delivery, Filter
+from bot.core.compose import (
+    FilterMarks,
+    compose_items,
+    digest_title,
+    empty_digest_line,
+    messages_with_rows,
+)
+from bot.core.highlight import Highlight
+from bot.core.paper import Paper
+from bot.core.query import FilterRules, QueryLimits
+from bot.core.render import Item, MatchedFilter, Message
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+CHAT = 7
+KV = Paper(title="KV-cache for looped models", abstract="Looped models share a cache.", source="t")
+MAMBA = Paper(title="Mamba in depth", abstract="A state space model.", source="t")
+PAPERS = {1: KV, 2: MAMBA}
+LOOPED, KV_CACHE, STATE = (
+    Filter(10, CHAT, "looped", "looped", NOW),
+    Filter(20, CHAT, "KV-cache", '"kv cache"', NOW),
+    Filter(30, CHAT, '"state space"', '"state space"', NOW),
+)
+LOOPED_MODELS = Filter(40, CHAT, "Looped-models", '"looped models"', NOW)
+
+
+def row(row_id: int, paper_id: int, *filter_ids: int, revision: int = 0) -> Delivery:
+    return Delivery(row_id, CHAT, paper_id, revision, list(filter_ids), "pending", None, None, NOW)
+
+
+def compose(rows: list[Delivery], filters: list[Filter]) -> list[tuple[Item, list[Delivery]]]:
+    return compose_items(rows, PAPERS, filters, FilterMarks(FilterRules().parse))
+
+
+def test_one_item_per_paper_with_the_rows_it_settles() -> None:
+    rows = [row(1, 1, 10), row(2, 2, 30), row(3, 1, 20, revision=2)]
+    items = compose(rows, [LOOPED, KV_CACHE, STATE])
+    assert [(item.paper, settled) for item, settled in items] == [
+        (KV, [rows[0], rows[2]]),
+        (MAMBA, [rows[1]]),
+    ]
+
+
+def test_filters_are_numbered_as_list_shows_them_and_a_removed_one_is_named() -> None:
+    rows = [row(1, 1, 20, 10, 99)]
+    [(item, _)] = compose(rows, [STATE, LOOPED, KV_CACHE])  # /list: 1 state, 2 looped, 3 kv
+    assert item.filters == [
+        MatchedFilter(2, "looped"),
+        MatchedFilter(3, '"kv cache"'),
+        MatchedFilter(0, "a filter since removed"),
+    ]
+
+
+def test_the_marks_of_every_matched_filter_are_merged() -> None:
+    rows = [row(1, 1, 10, 40), row(2, 1, 20, revision=2)]
+    [(item, _)] = compose(rows, [LOOPED, KV_CACHE, LOOPED_MODELS])
+    # title: "KV-cache" (0-8) by one filter, "looped" (13-19) inside "looped models" (13-26) of
+    # two others; abstract: "Looped" (0-6) inside "Looped models" (0-13)
+    assert item.marks == [
+        Highlight("title", 0, 8),
+        Highlight("title", 13, 26),
+        Highlight("abstract", 0, 13),
+    ]
+
+
+def test_a_removed_filter_marks_nothing() -> None:
+    [(item, _)] = compose([row(1, 1, 99)], [LOOPED])
+    assert (item.filters, item.marks) == ([MatchedFilter(0, "a filter since removed")], [])
+
+
+@pytest.mark.parametrize(
+    ("revisions", "is_update"),
+    [((0,), False), ((2,), True), ((2, 3), True), ((0, 2), False)],
+)
+def test_an_item_is_an_update_only_when_all_its_rows_are(
+    revisions: tuple[int, ...], is_update: bool
+) -> None:
+    rows = [row(n, 1, 10, revision=r) for n, r in enumerate(revisions, 1)]
+    [(item, _)] = compose(rows, [LOOPED])
+    assert item.is_update is is_update
+
+
+def test_filter_marks_are_remembered_per_filter_and_paper() -> None:
+    marks = FilterMarks(FilterRules().parse)
+    first = marks.of("looped", KV)
+    assert first == (Highlight("title", 13, 19), Highlight("abstract", 0, 6))
+    assert marks.of("looped", KV) is first
+    assert marks.of("looped", MAMBA) == ()
+
+
+@pytest.mark.parametrize(
+    ("rules", "source"),
+    [
+        (FilterRules(), "foo:bar"),  # an unknown field
+        (FilterRules(QueryLimits(max_terms=1)), "looped models"),  # over a lowered limit
+    ],
+)
+def test_a_filter_the_parser_refuses_marks_nothing(rules: FilterRules, source: str) -> None:
+    assert FilterMarks(rules.parse).of(source, KV) == ()
+
+
+def test_each_message_carries_the_rows_of_its_items() -> None:
+    items = compose([row(1, 1, 10), row(2, 2, 30), row(3, 1, 20, revision=2)], [LOOPED, STATE])
+    messages = [Message("first", [1]), Message("second", [0])]
+    assert messages_with_rows(messages, items) == [
+        ("first", [row(2, 2, 30)]),
+        ("second", [row(1, 1, 10), row(3, 1, 20, revision=2)]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("today", "title"),
+    [
+        (date(2026, 10, 2), "Your digest, 2 Oct 2026"),
+        (date(2027, 1, 31), "Your digest, 31 Jan 2027"),
+    ],
+)
+def test_digest_title(today: date, title: str) -> None:
+    assert digest_title(today) == title
+
+
+@pytest.mark.parametrize(
+    ("arrived", "line"),
+    [
+        (0, "No announcement since the last digest: no new listing arrived."),
+        pytest.param(
+            1,
+            "Nothing matched your filters among 1 new paper since the last digest.",
+            marks=pytest.mark.xfail(strict=True, reason="bot/core/compose.py: '1 new papers'"),
+        ),
+        (37, "Nothing matched your filters among 37 new papers since the last digest."),
+    ],
+)
+def test_empty_digest_line_says_why(arrived: int, line: str) -> None:
+    assert empty_digest_line(arrived) == line
