@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
@@ -16,7 +17,9 @@ from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
 from bot.store import Database, StoreError
-from bot.store.database import create_database_engine, upgrade_database
+
+if TYPE_CHECKING:
+    from bot.sender import Transport
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -157,18 +160,18 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
 
 
 def _cmd_run(settings: Settings, database: Database) -> int:
+    from bot.runtime import Runtime
     from bot.telegram.app import run_service
 
-    run_service(settings, database, settings.require_token())
+    def make_runtime(transport: Transport) -> Runtime:
+        return Runtime.build(settings, database, transport)
+
+    run_service(settings, settings.require_token(), make_runtime)
     return EXIT_OK
 
 
 def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
-    engine = create_database_engine(settings.database.url)
-    try:
-        before, after = upgrade_database(engine)
-    finally:
-        engine.dispose()
+    before, after = Database.upgrade(settings.database.url)
     print(f"database at revision {after}" + (f" (was {before})" if before != after else ""))
     return EXIT_OK
 

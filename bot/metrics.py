@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.service.status import StoreStatus, store_status
-from bot.store import Database
+from bot.service.status import StoreStatus
 
 log = logging.getLogger(__name__)
 
@@ -35,25 +34,30 @@ def render_metrics(status: StoreStatus) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def _answer(database: Database, path: str) -> tuple[str, str]:
+async def _answer(read_status: Callable[[], StoreStatus], path: str) -> tuple[str, str]:
     if path not in ("/healthz", "/metrics"):
         return "404 Not Found", "not found: try /healthz or /metrics\n"
     try:
-        status = await asyncio.to_thread(store_status, database)
+        status = await asyncio.to_thread(read_status)
     except (SQLAlchemyError, OSError) as error:  # the database is down: what /healthz is for
         log.warning("health check: %s", error)
         return "503 Service Unavailable", f"database unavailable: {type(error).__name__}\n"
     return "200 OK", "ok\n" if path == "/healthz" else render_metrics(status)
 
 
-async def serve_metrics(database: Database, port: int, host: str = "0.0.0.0") -> asyncio.Server:
+async def serve_metrics(
+    read_status: Callable[[], StoreStatus], port: int, host: str = "0.0.0.0"
+) -> asyncio.Server:
+    """`read_status` reads the counts (in a thread: it queries the database); a failure to
+    read them is what /healthz reports."""
+
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             request = (await reader.readline()).decode("latin-1").split()
             while (await reader.readline()).strip():
                 pass  # the headers: nothing in them matters here
             path = request[1].split("?", 1)[0] if len(request) > 1 else "/"
-            status, body = await _answer(database, path)
+            status, body = await _answer(read_status, path)
             data = body.encode()
             writer.write(
                 f"HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\n"

@@ -23,6 +23,7 @@ from bot.service import Clock, ingest, utc_now
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
+from bot.service.status import StoreStatus, store_status
 from bot.store import Database
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,10 @@ class Runtime:
     def rules(self) -> FilterRules:
         """The one filter parser, bound to the settings' limits."""
         return self.settings.filters.rules
+
+    def store_status(self) -> StoreStatus:
+        """Counts of everything stored (/metrics, /healthz)."""
+        return store_status(self.database)
 
     def scan(self) -> tuple[IngestReport, PlanReport]:
         """The inbox job: new listing files in (and the feeds, when due), then every new paper

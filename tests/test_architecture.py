@@ -1,4 +1,6 @@
-"""The core stays pure: it imports nothing that does I/O or knows about the edges."""
+"""The layers hold: the core is pure (it imports nothing that does I/O or knows about the edges);
+only the use cases (bot/service) talk to the store; the sender knows no database; one parser
+reads filters."""
 
 from __future__ import annotations
 
@@ -7,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parent.parent / "bot" / "core"
+BOT = Path(__file__).resolve().parent.parent / "bot"
+CORE = BOT / "core"
 ALLOWED_THIRD_PARTY = {"pylatexenc", "feedparser"}
 FORBIDDEN_STDLIB = {
     "os",
@@ -25,15 +28,31 @@ FORBIDDEN_STDLIB = {
 }
 
 
-def imports(path: Path) -> set[str]:
+def imported(path: Path) -> dict[str, set[str]]:
+    """Every module the file imports, with the names it takes from it (empty: the module)."""
     tree = ast.parse(path.read_text())
-    names: set[str] = set()
+    found: dict[str, set[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            for alias in node.names:
+                found.setdefault(alias.name, set())
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+            found.setdefault(node.module, set()).update(alias.name for alias in node.names)
+    return found
+
+
+def imports(path: Path) -> set[str]:
+    return set(imported(path))
+
+
+def outside(*packages: str) -> list[Path]:
+    return sorted(
+        p for p in BOT.rglob("*.py") if not any(p.is_relative_to(BOT / d) for d in packages)
+    )
+
+
+def name(path: Path) -> str:
+    return str(path.relative_to(BOT.parent))
 
 
 @pytest.mark.parametrize("module", sorted(CORE.rglob("*.py")), ids=lambda p: p.name)
@@ -51,3 +70,45 @@ def _stdlib() -> frozenset[str]:
     import sys
 
     return frozenset(sys.stdlib_module_names) | {"__future__"}
+
+
+# The wiring opens the database and hands it to the use cases; it reads nothing through it.
+OPENS_THE_DATABASE = {"bot/cli.py", "bot/runtime.py"}
+
+
+@pytest.mark.parametrize("module", outside("service", "store"), ids=name)
+def test_only_the_use_cases_talk_to_the_store(module: Path) -> None:
+    for imported_module, names in imported(module).items():
+        if not imported_module.startswith("bot.store"):
+            continue
+        assert name(module) in OPENS_THE_DATABASE, f"{name(module)} imports {imported_module}"
+        assert imported_module == "bot.store" and names <= {"Database", "StoreError"}, (
+            f"{name(module)} takes {names} from {imported_module}"
+        )
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        BOT / "commands.py",
+        BOT / "console.py",
+        BOT / "sender.py",
+        *sorted((BOT / "telegram").rglob("*.py")),
+    ],
+    ids=name,
+)
+def test_adapters_and_the_sender_import_nothing_from_the_store(module: Path) -> None:
+    assert not [m for m in imports(module) if m.startswith("bot.store") or m == "sqlmodel"]
+
+
+def test_the_sender_knows_no_use_case() -> None:
+    assert not [m for m in imports(BOT / "sender.py") if m.startswith(("bot.service", "bot.store"))]
+
+
+@pytest.mark.parametrize("module", sorted(BOT.rglob("*.py")), ids=name)
+def test_filters_are_parsed_by_the_one_parser(module: Path) -> None:
+    """parse_query takes limits; only FilterRules (bot/core/query.py), bound to the settings'
+    limits, calls it, so no part of paperbot reads a filter under other limits."""
+    if module == CORE / "query.py":
+        return
+    assert "parse_query" not in module.read_text(), f"{name(module)} calls parse_query"

@@ -102,6 +102,15 @@ class Database:
             raise
         return cls(engine)
 
+    @staticmethod
+    def upgrade(url: str) -> tuple[str | None, str | None]:
+        """`paperbot db upgrade`: every pending migration applied; (revision before, after)."""
+        engine = create_database_engine(url)
+        try:
+            return upgrade_database(engine)
+        finally:
+            engine.dispose()
+
     @contextmanager
     def session(self) -> Iterator[Session]:
         with Session(self.engine, expire_on_commit=False) as session:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
 from typing import Any
@@ -35,9 +33,8 @@ from bot.config import Settings
 from bot.core.render import split_message
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
-from bot.sender import Limits, Sleep
-from bot.service import Clock, chats, utc_now
-from bot.store import Database
+from bot.sender import Transport
+from bot.service import chats
 from bot.telegram.transport import NO_PREVIEW, TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
@@ -169,7 +166,7 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
     if runtime.settings.metrics.port:
         application.bot_data["metrics"] = await serve_metrics(
-            runtime.database, runtime.settings.metrics.port
+            runtime.store_status, runtime.settings.metrics.port
         )
     queue = application.job_queue
     if application.bot_data.get("schedule_jobs") and queue is not None:
@@ -186,20 +183,20 @@ async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> No
         await server.wait_closed()
 
 
+MakeRuntime = Callable[[Transport], Runtime]
+
+
 def build_application(
     settings: Settings,
-    database: Database,
     token: str,
+    make_runtime: MakeRuntime,
     *,
-    clock: Clock = utc_now,
-    limits: Limits | None = None,
-    sleep: Sleep = asyncio.sleep,
-    monotonic: Callable[[], float] = time.monotonic,
     request_timeout: float | None = None,
     schedule_jobs: bool = True,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The Application with its handlers; `paperbot run` uses the defaults, tests pass their
-    clocks and turn the scheduled jobs off to run them at the moment they choose."""
+    """The Application with its handlers, and the running bot's parts made for its transport
+    (`make_runtime`: the caller wires the database and, in tests, the clocks). Tests turn the
+    scheduled jobs off to run them at the moment they choose."""
     builder = (
         Application.builder()
         .token(token)
@@ -212,10 +209,7 @@ def build_application(
         telegram_request(request_timeout, connections=1)
     )
     application = builder.build()
-    transport = TelegramTransport(application.bot)
-    application.bot_data["runtime"] = Runtime.build(
-        settings, database, transport, clock=clock, limits=limits, sleep=sleep, monotonic=monotonic
-    )
+    application.bot_data["runtime"] = make_runtime(TelegramTransport(application.bot))
     application.bot_data["schedule_jobs"] = schedule_jobs
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
     application.add_handler(MessageHandler(filters.TEXT & ~filters.UpdateType.EDITED, on_message))
@@ -225,9 +219,9 @@ def build_application(
     return application
 
 
-def run_service(settings: Settings, database: Database, token: str) -> None:
+def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> None:
     """`paperbot run`: polling and the jobs until SIGTERM or Ctrl-C."""
-    application = build_application(settings, database, token)
+    application = build_application(settings, token, make_runtime)
     inbox = settings.inbox
     log.info("paperbot running; inbox %s scanned every %s s", inbox.dir, inbox.scan_seconds)
     application.run_polling(

@@ -17,7 +17,7 @@ from telegram.ext import Application
 
 from bot.config import Settings
 from bot.runtime import Runtime
-from bot.sender import Limits
+from bot.sender import Limits, Transport
 from bot.store import Database
 from bot.telegram.app import build_application, start_bot, stop_bot
 from tests.conftest import SEEDS, Clock
@@ -91,11 +91,16 @@ async def make_world(tmp_path: Path, clock: Clock) -> AsyncIterator[Callable[...
         settings = make_settings(tmp_path, server.start(), **sections)
         database = Database.open(settings.database.url)
         fake_time = FakeTime()
+
+        def make_runtime(transport: Transport) -> Runtime:
+            return Runtime.build(
+                settings, database, transport, clock=clock, limits=limits or Limits.off(),
+                sleep=fake_time.sleep, monotonic=fake_time.monotonic,
+            )  # fmt: skip
+
         app = build_application(
-            settings, database, TOKEN, clock=clock, limits=limits or Limits.off(),
-            sleep=fake_time.sleep, monotonic=fake_time.monotonic, request_timeout=1.0,
-            schedule_jobs=False,
-        )  # fmt: skip
+            settings, TOKEN, make_runtime, request_timeout=1.0, schedule_jobs=False
+        )
         await app.initialize()
         await start_bot(app)
         assert app.updater is not None
