@@ -2,7 +2,7 @@
 HTTP to it. It answers the methods the bot uses, refuses what Telegram refuses (bad HTML, over 4096
 characters, empty text), records every call, lets a test play users (messages, commands, button
 presses, admins, blocking, group migration) and inject faults (403, 429 with retry_after, 5xx,
-dropped connections, slow answers), and can enforce Telegram's rate limits."""
+dropped connections, answers held back), and can enforce Telegram's rate limits."""
 
 from __future__ import annotations
 
@@ -48,11 +48,12 @@ class Call:
 @dataclass
 class Fault:
     method: str
-    kind: str  # 400 | 403 | 429 | 500 | 502 | drop | slow
+    kind: str  # 400 | 403 | 429 | 500 | 502 | drop | hold
     times: int
     chat_id: int | None = None
     retry_after: int = 1
-    delay: float = 0.0
+    holding: int = 0  # hold: requests waiting now for `release` (unanswered until then)
+    released: bool = False
 
 
 class _Server(ThreadingHTTPServer):
@@ -83,6 +84,7 @@ class FakeTelegram:
         self.commands: list[dict[str, str]] = []
         self.sends: list[tuple[float, int]] = []  # (monotonic time, chat id) of accepted messages
         self.flood_refusals = 0
+        self.stopped = False
         self._server: ThreadingHTTPServer | None = None
         self.base_url = ""
 
@@ -133,6 +135,9 @@ class FakeTelegram:
         return self.base_url
 
     def stop(self) -> None:
+        with self.changed:
+            self.stopped = True
+            self.changed.notify_all()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -142,8 +147,9 @@ class FakeTelegram:
     def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
         call = Call(method, params, time.monotonic())
         fault = self._take_fault(method, params)
-        if fault is not None and fault.kind == "slow":
-            time.sleep(fault.delay)
+        if fault is not None and fault.kind == "hold":
+            if not self._hold(fault):
+                return None  # the server stops: the request is never answered
             fault = None
         try:
             if fault is not None:
@@ -160,6 +166,21 @@ class FakeTelegram:
             self.calls.append(call)
             self.changed.notify_all()
         return call.answer or None
+
+    def _hold(self, fault: Fault) -> bool:
+        """The request waits until the test releases it (True) or the server stops (False): an
+        answer slower than any timeout, or a send caught in the middle, without a clock."""
+        with self.changed:
+            fault.holding += 1
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: fault.released or self.stopped)
+            fault.holding -= 1
+            return fault.released
+
+    def release(self, fault: Fault) -> None:
+        with self.changed:
+            fault.released = True
+            self.changed.notify_all()
 
     def _take_fault(self, method: str, params: dict[str, Any]) -> Fault | None:
         with self.changed:

@@ -99,3 +99,24 @@ def test_interactive_console_prompts_answers_and_quits_on_ctrl_d(tmp_path: Path)
         if process.poll() is None:
             process.kill()
         os.close(controller)
+
+
+# The bug the one filter parser fixed: with the limit raised, /subscribe accepted a 25-term
+# filter and the planner (parsing with the default 20) refused it, so it never matched.
+TWENTY_FIVE_TERMS = " OR ".join(["looped", *(f"qz{n}" for n in range(24))])
+
+
+def test_a_filter_allowed_by_raised_limits_is_matched_and_delivered(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox", "PAPERBOT_FILTERS_MAX_TERMS": "40"}
+    setup = paperbot(
+        tmp_path, "console", stdin=f"/subscribe {TWENTY_FIVE_TERMS}\n/mode instant\n", env=env
+    )
+    assert "Filter 1 saved, understood as looped OR qz0 OR qz1 OR" in setup.stdout, setup.stderr
+    shutil.copy(SEEDS / "002_fdf517bcef682927.txt", tmp_path / "inbox")
+    os.utime(tmp_path / "inbox" / "002_fdf517bcef682927.txt", (0, 0))
+    result = paperbot(tmp_path, "console", stdin="", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
+    assert "trained **looped** architectures" in result.stdout  # marked: highlights parse it too
+    assert "matched looped OR qz0 OR" in result.stdout and "does not parse" not in result.stderr

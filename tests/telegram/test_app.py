@@ -6,6 +6,7 @@ import socket
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import text
 
 from bot.commands import COMMANDS
@@ -165,11 +166,18 @@ async def test_stats_is_for_operators_only(world: World) -> None:
     assert "Chats:" in await world.command(OPERATOR, "/stats")
 
 
-async def test_an_internal_error_is_logged_and_the_user_told(world: World) -> None:
+async def test_an_internal_error_is_logged_and_the_user_told(
+    world: World, caplog: pytest.LogCaptureFixture
+) -> None:
     with world.runtime.database.engine.begin() as connection:
         connection.execute(text("DROP TABLE filter"))
     reply = await world.command(ADA, "/list")
-    assert "something went wrong" in reply and "filter" not in reply.lower().split("wrong")[1]
+    assert reply == (
+        "Sorry, something went wrong on my side. It has been logged; please try again later."
+    )
+    [logged] = [r for r in caplog.records if r.name == "bot.telegram.app"]
+    assert (logged.levelname, logged.getMessage()) == ("ERROR", "error while handling an update")
+    assert logged.exc_info is not None and "no such table: filter" in str(logged.exc_info[1])
 
 
 async def test_fifty_long_filters_list_export_and_remove_within_telegrams_limits(

@@ -1,0 +1,90 @@
+"""The running bot put together: its memory policy, decided here and behind settings, follows
+the planner's index as it grows (at once, or a little at a time) and shrinks."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from datetime import datetime
+
+import pytest
+
+from bot.config import MemorySettings, Settings
+from bot.core.paper import Paper
+from bot.runtime import MemoryPolicy, Runtime
+from bot.store import Database, chats, papers
+from tests.conftest import Clock
+
+
+class NoTransport:
+    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+        raise AssertionError("planning sends nothing")
+
+
+def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> None:
+    with database.session() as session:
+        chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
+        for source in sources:
+            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
+
+
+def arrive(database: Database, title: str, now: datetime) -> None:
+    """A paper to plan (the planner reads the filters when it has papers to match)."""
+    with database.session() as session:
+        papers.insert_papers(
+            session, papers=[Paper(title=title, abstract="An abstract.", source="test")], now=now
+        )
+
+
+@pytest.fixture(autouse=True)
+def unfrozen() -> Iterator[None]:
+    """Settling freezes the collector's generations; each test leaves them as it found them."""
+    yield
+    gc.unfreeze()
+
+
+def test_the_index_is_settled_after_growing_a_lot_at_once_or_over_time(
+    database: Database, clock: Clock
+) -> None:
+    settings = Settings(memory={"settle_after": 3, "huge_pages": False})
+    runtime = Runtime.build(settings, database, NoTransport(), clock=clock)
+    follow(database, 1, "a1", "a2", "a3", "a4", now=clock())  # four at once: settled
+    arrive(database, "First", clock())
+    runtime.plan()
+    assert (len(runtime.planner), runtime.memory.settled_at, runtime.memory.settlements) == (
+        4,
+        4,
+        1,
+    )
+    assert gc.get_freeze_count() > 0
+    for number, word in enumerate(["b1", "b2", "b3", "b4"]):  # one at a time: on the fourth
+        follow(database, 10 + number, word, now=clock())
+        arrive(database, f"Paper {word}", clock())
+        runtime.plan()
+        assert runtime.memory.settled_at == (8 if number == 3 else 4)
+    with database.session() as session:
+        chats.deactivate_chat(session, chat_id=1, reason="blocked")  # four filters go
+    arrive(database, "Last", clock())
+    runtime.plan()
+    assert (len(runtime.planner), runtime.memory.settled_at, runtime.memory.settlements) == (
+        4,
+        4,
+        2,
+    )
+
+
+@pytest.mark.parametrize(
+    ("settle_after", "sizes", "settlements"),
+    [
+        (10, [5, 11], 1),  # over 10 gained
+        (10, [10], 0),  # exactly 10: not yet
+        (10, [11, 15, 21], 1),  # growth counts from the last settling
+        (10, [11, 2, 13], 2),  # shrunk: growth counts from the smaller size
+        (0, [100_000], 0),  # 0: never
+    ],
+)
+def test_settling_follows_growth(settle_after: int, sizes: list[int], settlements: int) -> None:
+    policy = MemoryPolicy(MemorySettings(settle_after=settle_after, huge_pages=False))
+    for size in sizes:
+        policy.after_planning(size)
+    assert policy.settlements == settlements
