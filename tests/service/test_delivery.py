@@ -1,0 +1,336 @@
+"""The postman on a real database and a recording transport: each pending row sent once and marked
+with its message id, Telegram's refusals and failures recorded, digests when each chat's local
+hour has come. Nothing sleeps: the sender's sleep only records."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import pytest
+
+from bot.core.chat import Chat
+from bot.core.query import FilterRules
+from bot.sender import (
+    ChatGone,
+    ChatMoved,
+    Limits,
+    Rejected,
+    RetryLater,
+    Sender,
+    Transient,
+    TransportError,
+)
+from bot.service import ingest
+from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
+from bot.service.planning import Planner
+from bot.store import Database, chats, deliveries
+from tests.conftest import SEEDS, Clock
+
+KV_CHAT, HASSANI_CHAT = 1, 2  # "kv cache" matches two seed papers, au:Hassani one
+BENICE = "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing"
+ELASTICKV = "ElasticKV: a mixed-fidelity KV runtime"
+HASSANI = "When to Follow the Teacher: Advantage-Based On-Policy Distillation"
+BACKOFFS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0]  # between 8 attempts: doubling, to a minute
+
+
+@dataclass
+class Transport:
+    """Records what it carries and answers with increasing message ids; raises the errors it
+    was given for a chat, one a call, before it sends anything more there."""
+
+    sent: list[tuple[int, str, bool]] = field(default_factory=list)
+    errors: dict[int, list[TransportError]] = field(default_factory=lambda: defaultdict(list))
+    last_id: int = 100
+
+    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+        if self.errors[chat_id]:
+            raise self.errors[chat_id].pop(0)
+        self.sent.append((chat_id, text, html))
+        self.last_id += 1
+        return self.last_id
+
+    def texts(self, chat_id: int) -> list[str]:
+        return [text for chat, text, _ in self.sent if chat == chat_id]
+
+
+@dataclass
+class Sleeps:
+    seconds: list[float] = field(default_factory=list)
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+@dataclass
+class Post:
+    database: Database
+    transport: Transport
+    sleeps: Sleeps
+    postman: Postman
+
+    def ledger(self, chat_id: int) -> list[tuple[str, int | None, str | None]]:
+        with self.database.session() as session:
+            rows = deliveries.all_deliveries(session, chat_id=chat_id)
+        return [(r.status, r.message_id, r.reason) for r in rows]
+
+    def chat(self, chat_id: int) -> Chat:
+        with self.database.session() as session:
+            found = chats.get_chat(session, chat_id=chat_id)
+        assert found is not None
+        return found
+
+
+@pytest.fixture
+def post(database: Database, clock: Clock) -> Post:
+    transport, sleeps = Transport(), Sleeps()
+    sender = Sender(transport, Limits.off(), sleep=sleeps, monotonic=lambda: 0.0)
+    postman = Postman(database, sender, clock=clock, rules=FilterRules())
+    return Post(database, transport, sleeps, postman)
+
+
+def follow(post: Post, clock: Clock, chat_id: int, *sources: str, **settings: object) -> None:
+    with post.database.session() as session:
+        chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
+        if settings:
+            chats.update_chat(session, chat_id=chat_id, **settings)
+        for source in sources:
+            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=clock())
+
+
+def seeds_arrive(post: Post, clock: Clock) -> None:
+    ingest.ingest_paths(post.database, [SEEDS], clock=clock)
+    Planner(FilterRules()).plan(post.database, now=clock())
+
+
+def instant_chats(post: Post, clock: Clock) -> None:
+    follow(post, clock, KV_CHAT, '"kv cache"', mode="instant")
+    follow(post, clock, HASSANI_CHAT, "au:Hassani", mode="instant")
+    follow(post, clock, 3, "looped")  # digest mode: not part of instant rounds
+    seeds_arrive(post, clock)
+
+
+def titles(text: str) -> list[str]:
+    """Which of the seed papers a message carries (by the start of their titles)."""
+    return [
+        t for t in (BENICE, ELASTICKV, HASSANI) if t in text.replace("<u>", "").replace("</u>", "")
+    ]
+
+
+# -- instant rounds ---------------------------------------------------------------------------
+
+
+async def test_an_instant_round_sends_each_pending_row_once(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    report = await post.postman.deliver_instant()
+    assert report == SendReport(messages=2, sent=3)
+    assert [chat for chat, _, _ in post.transport.sent] == [KV_CHAT, HASSANI_CHAT]
+    [kv_alert] = post.transport.texts(KV_CHAT)
+    assert titles(kv_alert) == [BENICE, ELASTICKV]
+    assert titles(post.transport.texts(HASSANI_CHAT)[0]) == [HASSANI]
+    assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
+    assert post.ledger(HASSANI_CHAT) == [("sent", 102, None)]
+    assert post.ledger(3) == [("pending", None, None)]
+    assert post.sleeps.seconds == []
+
+
+async def test_a_second_round_sends_nothing(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    await post.postman.deliver_instant()
+    assert await post.postman.deliver_instant() == SendReport()
+    assert len(post.transport.sent) == 2
+
+
+async def test_a_chat_gone_is_made_inactive_and_its_rows_failed(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [ChatGone("Forbidden: bot was blocked by the user")]
+    report = await post.postman.deliver_instant()
+    assert report == SendReport(messages=1, sent=1, failed=2, chats_gone=[KV_CHAT])
+    failed = ("failed", None, "undeliverable: Forbidden: bot was blocked by the user")
+    assert post.ledger(KV_CHAT) == [failed, failed]
+    chat = post.chat(KV_CHAT)
+    assert (chat.active, chat.inactive_reason) == (False, "Forbidden: bot was blocked by the user")
+    assert post.ledger(HASSANI_CHAT) == [("sent", 101, None)]
+
+
+async def test_telegram_failing_eight_times_leaves_the_rows_for_the_next_round(
+    post: Post, clock: Clock
+) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [Transient("502 Bad Gateway") for _ in range(8)]
+    report = await post.postman.deliver_instant()
+    assert report == SendReport(messages=1, sent=1, waiting=2, retries=8)
+    assert post.ledger(KV_CHAT) == [("pending", None, None), ("pending", None, None)]
+    again = await post.postman.deliver_instant()
+    assert again == SendReport(messages=1, sent=2)
+    assert post.ledger(KV_CHAT) == [("sent", 102, None), ("sent", 102, None)]
+
+
+async def test_transient_failures_back_off_doubling_up_to_a_minute(
+    post: Post, clock: Clock
+) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [Transient("timed out") for _ in range(7)]
+    report = await post.postman.deliver_instant()
+    assert (report.sent, report.retries, report.waiting) == (3, 7, 0)
+    assert post.sleeps.seconds == BACKOFFS
+    assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bot/sender.py:177: after the last attempt fails, Sender.send still sleeps the next "
+    "backoff (60 s) before giving up, holding the chat's lock for nothing",
+)
+async def test_giving_up_does_not_wait_once_more(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [Transient("502 Bad Gateway") for _ in range(8)]
+    await post.postman.deliver_instant()
+    assert post.sleeps.seconds == BACKOFFS  # seven waits between eight attempts
+
+
+async def test_flood_control_is_waited_out(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [RetryLater(17)]
+    report = await post.postman.deliver_instant()
+    assert (report.sent, report.retries) == (3, 1)
+    assert post.sleeps.seconds == [17]
+
+
+async def test_html_refused_once_goes_as_plain_text(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [Rejected("Bad Request: can't parse entities")]
+    report = await post.postman.deliver_instant()
+    assert (report.sent, report.failed) == (3, 0)
+    [(_, text, html)] = [sent for sent in post.transport.sent if sent[0] == KV_CHAT]
+    assert html is False and "<b>" not in text and titles(text) == [BENICE, ELASTICKV]
+    assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
+
+
+async def test_plain_text_refused_too_marks_the_rows_failed(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [Rejected("message is too long") for _ in range(2)]
+    report = await post.postman.deliver_instant()
+    assert report == SendReport(messages=1, sent=1, failed=2)
+    failed = ("failed", None, "refused by Telegram: message is too long")
+    assert post.ledger(KV_CHAT) == [failed, failed]
+    assert post.chat(KV_CHAT).active
+    assert await post.postman.deliver_instant() == SendReport()
+
+
+async def test_a_moved_group_gets_its_rows_at_its_new_id(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    post.transport.errors[KV_CHAT] = [ChatMoved(-1001)]
+    report = await post.postman.deliver_instant()
+    assert (report.sent, report.waiting) == (1, 2)
+    assert post.ledger(KV_CHAT) == []
+    assert post.ledger(-1001) == [("pending", None, None), ("pending", None, None)]
+    assert await post.postman.deliver_instant() == SendReport(messages=1, sent=2)
+    assert titles(post.transport.texts(-1001)[0]) == [BENICE, ELASTICKV]
+
+
+async def test_resume_puts_rows_left_sending_back_to_pending(post: Post, clock: Clock) -> None:
+    instant_chats(post, clock)
+    with post.database.session() as session:
+        ids = [r.id for r in deliveries.all_deliveries(session, chat_id=KV_CHAT)]
+        deliveries.mark_deliveries(
+            session.connection(), delivery_ids=ids, status="sending", now=clock()
+        )
+    assert post.ledger(KV_CHAT) == [("sending", None, None), ("sending", None, None)]
+    assert post.postman.resume() == 2
+    assert post.ledger(KV_CHAT) == [("pending", None, None), ("pending", None, None)]
+    assert post.postman.resume() == 0
+
+
+# -- digests ----------------------------------------------------------------------------------
+
+
+async def test_digest_now(post: Post, clock: Clock) -> None:
+    follow(post, clock, KV_CHAT, '"kv cache"')
+    follow(post, clock, HASSANI_CHAT, "mamba")
+    follow(post, clock, 3, "looped", paused=True)
+    seeds_arrive(post, clock)
+    clock.advance(minutes=5)
+    assert await post.postman.digest_now(post.chat(3)) == Paused()
+    assert await post.postman.digest_now(post.chat(HASSANI_CHAT)) == NothingWaiting()
+    assert await post.postman.digest_now(post.chat(KV_CHAT)) == DigestSent(2, complete=True)
+    [digest] = post.transport.texts(KV_CHAT)
+    assert digest.startswith("<b>Your digest, 22 Oct 2026</b>: 2 new papers\n")
+    assert titles(digest) == [BENICE, ELASTICKV]
+    assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
+    assert post.chat(KV_CHAT).last_digest_at == clock()
+    assert post.transport.texts(HASSANI_CHAT) == post.transport.texts(3) == []
+    assert await post.postman.digest_now(post.chat(KV_CHAT)) == NothingWaiting()
+
+
+async def test_digest_now_when_telegram_keeps_failing(post: Post, clock: Clock) -> None:
+    follow(post, clock, KV_CHAT, '"kv cache"')
+    seeds_arrive(post, clock)
+    start = clock()
+    clock.advance(minutes=5)
+    post.transport.errors[KV_CHAT] = [Transient("502 Bad Gateway") for _ in range(8)]
+    assert await post.postman.digest_now(post.chat(KV_CHAT)) == DigestSent(0, complete=False)
+    assert post.ledger(KV_CHAT) == [("pending", None, None), ("pending", None, None)]
+    assert post.chat(KV_CHAT).last_digest_at == start  # the digest is still owed
+
+
+async def test_digests_go_when_each_chats_local_hour_has_passed(post: Post, clock: Clock) -> None:
+    # 12:00 UTC: 21:00 in Tokyo
+    follow(post, clock, KV_CHAT, '"kv cache"', digest_time="13:00")
+    follow(post, clock, HASSANI_CHAT, "au:Hassani", digest_time="08:00", timezone="Asia/Tokyo")
+    follow(post, clock, 3, "looped", digest_time="13:00", paused=True)
+    follow(post, clock, 4, "looped", digest_time="13:00", mode="instant")
+    seeds_arrive(post, clock)
+    assert await post.postman.digest_tick() == SendReport()
+    clock.advance(minutes=59)
+    assert await post.postman.digest_tick() == SendReport()
+    clock.advance(minutes=1)  # 13:00 UTC
+    assert await post.postman.digest_tick() == SendReport(messages=1, sent=2, digests=1)
+    assert [chat for chat, _, _ in post.transport.sent] == [KV_CHAT]
+    assert await post.postman.digest_tick() == SendReport()  # once a day
+    clock.advance(hours=10)  # 23:00 UTC: 08:00 in Tokyo
+    assert await post.postman.digest_tick() == SendReport(messages=1, sent=1, digests=1)
+    assert [chat for chat, _, _ in post.transport.sent] == [KV_CHAT, HASSANI_CHAT]
+    assert post.ledger(HASSANI_CHAT) == [("sent", 102, None)]
+    assert post.ledger(3) == post.ledger(4) == [("pending", None, None)]
+
+
+async def test_a_digest_missed_while_down_goes_at_the_next_tick(post: Post, clock: Clock) -> None:
+    follow(post, clock, KV_CHAT, '"kv cache"', digest_time="13:00")
+    seeds_arrive(post, clock)
+    clock.advance(days=2)
+    assert await post.postman.digest_tick() == SendReport(messages=1, sent=2, digests=1)
+    assert await post.postman.digest_tick() == SendReport()
+
+
+@pytest.mark.parametrize(
+    ("listing_arrives", "line"),
+    [
+        (False, "No announcement since the last digest: no new listing arrived."),
+        (True, "Nothing matched your filters among 37 new papers since the last digest."),
+    ],
+)
+async def test_an_empty_digest_says_why(
+    post: Post, clock: Clock, listing_arrives: bool, line: str
+) -> None:
+    follow(post, clock, KV_CHAT, "mamba", digest_time="13:00")
+    follow(post, clock, HASSANI_CHAT, digest_time="13:00")  # no filters: no message at all
+    clock.advance(minutes=1)
+    if listing_arrives:
+        seeds_arrive(post, clock)
+    clock.advance(hours=1)
+    report = await post.postman.digest_tick()
+    assert report == SendReport(messages=1, digests=2)
+    assert post.transport.sent == [(KV_CHAT, line, True)]
+    assert post.chat(KV_CHAT).last_digest_at == post.chat(HASSANI_CHAT).last_digest_at == clock()
+
+
+async def test_a_digest_to_a_chat_gone_fails_its_rows(post: Post, clock: Clock) -> None:
+    follow(post, clock, KV_CHAT, '"kv cache"', digest_time="13:00")
+    seeds_arrive(post, clock)
+    clock.advance(hours=1)
+    post.transport.errors[KV_CHAT] = [ChatGone("Forbidden: bot was kicked")]
+    report = await post.postman.digest_tick()
+    assert report == SendReport(failed=2, digests=1, chats_gone=[KV_CHAT])
+    assert not post.chat(KV_CHAT).active
+    assert await post.postman.digest_tick() == SendReport()  # inactive chats get no digest
