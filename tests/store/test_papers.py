@@ -1,0 +1,165 @@
+"""Paper queries on SQLite and PostgreSQL: stored and read back whole, found by any identity key,
+updated, counted, the recent announcement days, and the papers planning has not matched yet."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from sqlmodel import Session
+
+from bot.core.identity import Identity
+from bot.core.paper import AnnounceType, Paper
+from bot.store import Database, papers
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+FULL = Paper(
+    title="Looped transformers share their KV cache across iterations",
+    abstract="We show that looped transformers can share one KV cache across all of their loops, "
+    "at no cost in accuracy.",
+    source="000_seed.txt",
+    arxiv_id="2610.00001",
+    version=2,
+    doi="10.1000/looped",
+    announce_type=AnnounceType.REPLACE,
+    authors=("Ada Lovelace", "Alan Turing"),
+    more_authors=3,
+    categories=("cs.LG", "cs.CL"),
+    announced=date(2026, 10, 22),
+    link="https://arxiv.org/abs/2610.00001",
+    journal_ref="J. Loops 1 (2026)",
+    comments="12 pages",
+)
+
+
+def paper(n: int, announced: date | None = None) -> Paper:
+    return Paper(
+        title=f"Paper number {n} on something rather specific",
+        abstract=f"Abstract {n}.",
+        source="t",
+        arxiv_id=f"2609.{n:05d}",
+        announced=announced,
+    )
+
+
+def insert(session: Session, *batch: Paper, now: datetime = NOW) -> list[int]:
+    return papers.insert_papers(session, papers=list(batch), now=now)
+
+
+def test_a_paper_is_stored_and_read_back_whole(any_database: Database) -> None:
+    with any_database.session() as session:
+        ids = insert(session, paper(1), FULL, paper(2))
+        assert len(set(ids)) == 3 and ids == sorted(ids)  # in the order given
+        assert papers.get_papers(session, paper_ids=ids) == {
+            ids[0]: paper(1), ids[1]: FULL, ids[2]: paper(2),
+        }  # fmt: skip
+        assert papers.get_papers(session, paper_ids=[ids[1], 10_000]) == {ids[1]: FULL}
+        assert papers.all_papers(session) == [paper(1), FULL, paper(2)]
+        assert papers.insert_papers(session, papers=[], now=NOW) == []
+
+
+@pytest.mark.parametrize(
+    "incoming",
+    [
+        Paper(title="Other", abstract="Other.", source="t", arxiv_id="2610.00001"),
+        Paper(title="Other", abstract="Other.", source="t", doi="10.1000/looped"),
+        Paper(title=FULL.title.upper(), abstract="Other.", source="t"),  # the title's key
+        Paper(title="Other", abstract=FULL.abstract, source="t"),
+    ],
+    ids=["arxiv id", "doi", "title", "abstract"],
+)
+def test_known_papers_are_found_by_any_identity_key(
+    any_database: Database, incoming: Paper
+) -> None:
+    with any_database.session() as session:
+        [full_id, _] = insert(session, FULL, paper(2))
+        found = papers.find_known_papers(session, identities=[Identity.of(incoming)])
+        assert found == [(full_id, FULL)]
+
+
+def test_an_unknown_paper_finds_nothing(any_database: Database) -> None:
+    with any_database.session() as session:
+        insert(session, FULL)
+        stranger = Paper(title="Short", abstract="Short.", source="t")  # too short to identify
+        assert papers.find_known_papers(session, identities=[Identity.of(stranger)]) == []
+        assert papers.find_known_papers(session, identities=[]) == []
+
+
+def test_update_paper_replaces_the_record(any_database: Database) -> None:
+    with any_database.session() as session:
+        [paper_id] = insert(session, paper(1))
+        papers.update_paper(session, paper_id=paper_id, paper=FULL, now=NOW)
+        assert papers.get_papers(session, paper_ids=[paper_id]) == {paper_id: FULL}
+        assert papers.count_papers(session) == 1
+        with pytest.raises(LookupError, match="^paper 10000 is not stored$"):
+            papers.update_paper(session, paper_id=10_000, paper=FULL, now=NOW)
+
+
+def test_counts_and_the_last_announcement(any_database: Database) -> None:
+    with any_database.session() as session:
+        assert (papers.count_papers(session), papers.last_announcement(session)) == (0, None)
+        insert(session, paper(1, date(2026, 10, 20)), paper(2), now=NOW)
+        insert(session, paper(3, date(2026, 10, 22)), now=NOW + timedelta(hours=1))
+        insert(session, paper(4, date(2026, 10, 21)), now=NOW + timedelta(hours=2))
+        assert papers.count_papers(session) == 4
+        assert papers.last_announcement(session) == date(2026, 10, 22)
+        assert papers.count_papers_since(session, since=NOW - timedelta(seconds=1)) == 4
+        assert papers.count_papers_since(session, since=NOW) == 2  # stored after, not at
+        assert papers.count_papers_since(session, since=NOW + timedelta(hours=2)) == 0
+
+
+@pytest.mark.parametrize(
+    ("days", "expected"),
+    [
+        (1, [2, 5]),  # the last day, and the paper without a date
+        (2, [2, 3, 5]),
+        (3, [1, 2, 3, 4, 5]),
+        (9, [1, 2, 3, 4, 5]),
+    ],
+)
+def test_recent_papers_are_those_of_the_last_announcement_days(
+    any_database: Database, days: int, expected: list[int]
+) -> None:
+    # announcement days, not the wall clock: a week's gap between them counts for nothing
+    announced = {
+        1: date(2026, 10, 1), 2: date(2026, 10, 16), 3: date(2026, 10, 9),
+        4: date(2026, 10, 1), 5: None,
+    }  # fmt: skip
+    with any_database.session() as session:
+        ids = insert(session, *(paper(n, day) for n, day in announced.items()))
+        recent = papers.recent_papers(session, announcement_days=days)
+    number = {paper_id: n for n, paper_id in enumerate(ids, 1)}
+    assert [number[paper_id] for paper_id, _ in recent] == expected
+    assert [p for _, p in recent] == [paper(n, announced[n]) for n in expected]
+
+
+def test_recent_papers_without_any_date(any_database: Database) -> None:
+    with any_database.session() as session:
+        ids = insert(session, paper(1))
+        assert papers.recent_papers(session, announcement_days=7) == [(ids[0], paper(1))]
+
+
+def test_papers_are_unmatched_until_marked_and_again_for_a_newer_version(
+    any_database: Database,
+) -> None:
+    with any_database.session() as session:
+        first, second, third = insert(session, paper(1), paper(2), paper(3))
+        unmatched = papers.unmatched_papers(session, limit=10)
+        assert unmatched == [(first, paper(1), False), (second, paper(2), False),
+                             (third, paper(3), False)]  # fmt: skip
+        assert [row[0] for row in papers.unmatched_papers(session, limit=2)] == [first, second]
+        papers.mark_matched(session, paper_ids=[first, second], now=NOW)
+        assert papers.unmatched_papers(session, limit=10) == [(third, paper(3), False)]
+        # a newer version of a matched paper comes back as an update, of an unmatched one not
+        newer = paper(1).with_changes(version=2, abstract="Abstract 1, revised.")
+        papers.update_paper(session, paper_id=first, paper=newer, now=NOW, newer=True)
+        papers.update_paper(
+            session, paper_id=third, paper=paper(3).with_changes(version=2), now=NOW, newer=True
+        )
+        assert papers.unmatched_papers(session, limit=10) == [
+            (first, newer, True), (third, paper(3).with_changes(version=2), False),
+        ]  # fmt: skip
+        # a better record that is not a newer version leaves a matched paper matched
+        papers.update_paper(session, paper_id=second, paper=paper(2), now=NOW)
+        papers.mark_matched(session, paper_ids=[first, third], now=NOW)
+        assert papers.unmatched_papers(session, limit=10) == []
