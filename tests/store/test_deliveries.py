@@ -1,0 +1,152 @@
+"""The delivery ledger on SQLite and PostgreSQL: rows added once per (chat, paper, revision),
+read for the rounds, moved through their states, counted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlmodel import Session
+
+from bot.core.paper import Paper
+from bot.store import Database, chats, deliveries, papers
+from bot.store.deliveries import NewDelivery
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+
+
+def setup_chats(session: Session, digest: tuple[int, ...] = ()) -> list[int]:
+    """Chats 1, 2 and 3 (instant, but those in `digest`) and three stored papers."""
+    for chat_id in (1, 2, 3):
+        chats.register_chat(session, chat_id=chat_id, kind="private", now=NOW)
+        mode = "digest" if chat_id in digest else "instant"
+        chats.update_chat(session, chat_id=chat_id, mode=mode)
+    batch = [Paper(title=f"Paper {n}", abstract=f"Abstract {n}.", source="t") for n in range(3)]
+    return papers.insert_papers(session, papers=batch, now=NOW)
+
+
+def ledger(session: Session, chat_id: int) -> list[tuple[int, int, str, int | None, str | None]]:
+    return [
+        (r.paper_id, r.revision, r.status, r.message_id, r.reason)
+        for r in deliveries.all_deliveries(session, chat_id=chat_id)
+    ]
+
+
+def test_rows_are_added_once_per_chat_paper_and_revision(any_database: Database) -> None:
+    with any_database.session() as session:
+        a, b, _ = setup_chats(session)
+        assert deliveries.add_deliveries(session, rows=[], now=NOW) == 0
+        first = [NewDelivery(1, a, 0, [7]), NewDelivery(1, b, 0, [7, 8]), NewDelivery(2, a, 0, [9])]
+        assert deliveries.add_deliveries(session, rows=first, now=NOW) == 3
+        again = [NewDelivery(1, a, 0, [8]), NewDelivery(1, a, 2, [7]), NewDelivery(2, a, 0, [9])]
+        assert deliveries.add_deliveries(session, rows=again, now=NOW) == 1
+        rows = deliveries.all_deliveries(session, chat_id=1)
+        assert [(r.paper_id, r.revision, r.filter_ids, r.status) for r in rows] == [
+            (a, 0, [7], "pending"), (b, 0, [7, 8], "pending"), (a, 2, [7], "pending"),
+        ]  # fmt: skip
+        assert [r.is_update for r in rows] == [False, False, True]
+        assert {r.created_at for r in rows} == {NOW}
+
+
+def test_rows_move_through_their_states(any_database: Database) -> None:
+    with any_database.session() as session:
+        a, b, c = setup_chats(session)
+        rows = [NewDelivery(1, paper_id, 0, [1]) for paper_id in (a, b, c)]
+        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
+        connection = session.connection()
+        deliveries.mark_deliveries(connection, delivery_ids=ids, status="sending", now=NOW)
+        deliveries.mark_deliveries(
+            connection, delivery_ids=ids[:2], status="sent", now=NOW, message_id=5001
+        )
+        deliveries.mark_deliveries(
+            connection, delivery_ids=ids[2:], status="failed", now=NOW, reason="refused"
+        )
+        deliveries.mark_deliveries(connection, delivery_ids=[], status="sent", now=NOW)
+        assert ledger(session, 1) == [
+            (a, 0, "sent", 5001, None),
+            (b, 0, "sent", 5001, None),
+            (c, 0, "failed", None, "refused"),
+        ]
+
+
+def test_reset_sending_puts_rows_in_flight_back_to_pending(any_database: Database) -> None:
+    with any_database.session() as session:
+        a, b, c = setup_chats(session)
+        rows = [NewDelivery(1, a, 0, [1]), NewDelivery(1, b, 0, [1]), NewDelivery(2, c, 0, [2])]
+        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
+        [other] = [r.id for r in deliveries.all_deliveries(session, chat_id=2)]
+        connection = session.connection()
+        deliveries.mark_deliveries(connection, delivery_ids=ids, status="sending", now=NOW)
+        deliveries.mark_deliveries(
+            connection, delivery_ids=[other], status="sent", now=NOW, message_id=1
+        )
+        assert deliveries.reset_sending(session) == 2
+        assert deliveries.reset_sending(session) == 0
+        assert [status for _, _, status, _, _ in ledger(session, 1)] == ["pending", "pending"]
+        assert ledger(session, 2) == [(c, 0, "sent", 1, None)]
+
+
+def test_unfinished_rows_of_active_unpaused_chats_oldest_first(any_database: Database) -> None:
+    with any_database.session() as session:
+        a, b, c = setup_chats(session, digest=(2,))
+        rows = [
+            NewDelivery(1, b, 0, [1]), NewDelivery(2, a, 0, [2]), NewDelivery(1, a, 0, [1]),
+            NewDelivery(3, c, 0, [3]), NewDelivery(1, c, 0, [1]),
+        ]  # fmt: skip
+        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        [_, _, last] = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
+        deliveries.mark_deliveries(
+            session.connection(), delivery_ids=[last], status="sent", now=NOW, message_id=1
+        )
+
+        def unfinished(
+            chat_id: int | None = None, modes: list[str] | None = None
+        ) -> list[tuple[int, int]]:
+            found = deliveries.unfinished_deliveries(session, chat_id=chat_id, modes=modes)
+            return [(r.chat_id, r.paper_id) for r in found]
+
+        assert unfinished() == [(1, b), (2, a), (1, a), (3, c)]
+        assert unfinished(chat_id=1) == [(1, b), (1, a)]
+        assert unfinished(modes=["instant"]) == [(1, b), (1, a), (3, c)]
+        assert unfinished(modes=["digest"]) == [(2, a)]
+        chats.update_chat(session, chat_id=1, paused=True)
+        chats.deactivate_chat(session, chat_id=3, reason="blocked")
+        assert unfinished() == [(2, a)]
+        assert unfinished(chat_id=1) == []
+
+
+def test_count_deliveries_by_status(any_database: Database) -> None:
+    with any_database.session() as session:
+        assert deliveries.count_deliveries(session) == {}
+        a, b, c = setup_chats(session)
+        rows = [NewDelivery(1, p, 0, [1]) for p in (a, b, c)] + [NewDelivery(2, a, 0, [2])]
+        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
+        connection = session.connection()
+        deliveries.mark_deliveries(connection, delivery_ids=ids[:1], status="sending", now=NOW)
+        deliveries.mark_deliveries(
+            connection, delivery_ids=ids[1:2], status="sent", now=NOW, message_id=1
+        )
+        assert deliveries.count_deliveries(session) == {"pending": 2, "sending": 1, "sent": 1}
+        assert deliveries.count_deliveries(session, chat_id=1) == {
+            "pending": 1, "sending": 1, "sent": 1,
+        }  # fmt: skip
+        assert deliveries.count_deliveries(session, chat_id=3) == {}
+        assert deliveries.fail_chat_deliveries(session, chat_id=1, reason="blocked") == 2
+        assert deliveries.count_deliveries(session, chat_id=1) == {"sent": 1, "failed": 2}
+
+
+@pytest.mark.parametrize(
+    ("counts", "waiting"),
+    [
+        ({}, 0),
+        ({"pending": 3}, 3),
+        ({"pending": 3, "sending": 2}, 5),
+        ({"sent": 4, "failed": 1}, 0),
+        ({"pending": 1, "sending": 1, "sent": 7, "failed": 2}, 2),
+    ],
+)
+def test_unfinished_counts_pending_and_sending(counts: dict[str, int], waiting: int) -> None:
+    assert deliveries.unfinished(counts) == waiting
