@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands import Button, Caller, Reply, handle_text, press_button
-from bot.config import Settings
+from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import ingest, subscriptions
@@ -58,9 +58,9 @@ def transport() -> Transport:
 @pytest.fixture
 def runtime(database: Database, clock: Clock, tmp_path: Path, transport: Transport) -> Runtime:
     settings = Settings(
-        inbox={"dir": tmp_path},
-        admin={"chat_ids": [OPERATOR]},
-        filters={"max_per_chat": 3, "max_length": 300, "max_terms": 20, "max_depth": 6},
+        inbox=InboxSettings(dir=tmp_path),
+        admin=AdminSettings(chat_ids=[OPERATOR]),
+        filters=FilterSettings(max_per_chat=3),
     )
     return Runtime.build(settings, database, transport, clock=clock, limits=Limits.off())
 
