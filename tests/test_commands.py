@@ -285,6 +285,14 @@ async def test_digest_sends_what_waits(
     assert await say(runtime, "/digest") == "Nothing is waiting for you right now."
 
 
+@pytest.mark.xfail(strict=True, reason="bot/commands.py:273 says '1 papers'")
+async def test_a_digest_of_one_paper_says_paper(runtime: Runtime, clock: Clock) -> None:
+    await say(runtime, "/subscribe au:Hassani")
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    assert await say(runtime, "/digest") == "That was everything waiting: 1 paper."
+
+
 async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
     await say(runtime, "/subscribe looped")
     text = "/import KV-cache\n\n# mine\nfoo:bar\nlooped\nmamba\ndiffusion"

@@ -135,7 +135,9 @@ def test_digest_title(today: date, title: str) -> None:
         pytest.param(
             1,
             "Nothing matched your filters among 1 new paper since the last digest.",
-            marks=pytest.mark.xfail(strict=True, reason="bot/core/compose.py: '1 new papers'"),
+            marks=pytest.mark.xfail(
+                strict=True, reason="bot/core/compose.py:85 says '1 new papers'"
+            ),
         ),
         (37, "Nothing matched your filters among 37 new papers since the last digest."),
     ],
