@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from bot.core.chat import Chat
-from bot.core.render import escape
+from bot.core.render import escape, plural
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.runtime import Runtime
@@ -270,7 +270,7 @@ async def digest(runtime: Runtime, chat: Chat, args: str) -> Reply:
         case DigestSent(papers, complete=False):
             return Reply("Telegram is not taking messages right now; the rest follows shortly.")
         case DigestSent(papers):
-            return Reply(f"That was everything waiting: {papers} papers.")
+            return Reply(f"That was everything waiting: {plural(papers, 'paper')}.")
     raise AssertionError("every outcome of /digest is answered")
 
 
@@ -295,12 +295,13 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         f"Time zone: {chat.timezone}",
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),
-        f"Waiting for you: {found.waiting} papers",
+        f"Waiting for you: {plural(found.waiting, 'paper')}",
     ]
     if chat.mode == "digest" and not chat.paused:
         lines.append(f"Next digest: {_next_digest(runtime, chat)}")
     if found.arrived_since_digest:
-        lines.append(f"Since the last digest: {found.arrived_since_digest} new papers arrived")
+        arrived = plural(found.arrived_since_digest, "new paper")
+        lines.append(f"Since the last digest: {arrived} arrived")
     else:
         lines.append("Since the last digest: no announcement (no new listing)")
     last = found.last_listing
@@ -403,16 +404,20 @@ COMMANDS_BY_NAME = {name: c for c in COMMANDS for name in (c.name, *c.aliases)}
 
 
 def parse_command(text: str, bot_username: str | None = None) -> tuple[str, str] | None:
-    """'/cmd@bot args' -> ('cmd', 'args'); None for plain text or a command for another bot."""
+    """'/cmd@bot args' -> ('cmd', 'args'); None for plain text or a command for another bot.
+    Only /import takes lines: for any other command, lines below it continue its arguments
+    (a filter written on two lines is one filter, and stays one through /export)."""
     if not text.startswith("/"):
         return None
-    first, _, more = text[1:].partition("\n")  # /import takes its lines below the command
+    first, _, more = text[1:].partition("\n")
     head, _, args = first.partition(" ")
-    args = f"{args}\n{more}" if more else args
     name, _, addressee = head.partition("@")
     if addressee and bot_username and addressee.lower() != bot_username.lower():
         return None
-    return name.lower(), args.strip()
+    name = name.lower()
+    if more:
+        args = f"{args}\n{more}" if name == "import" else " ".join([args, *more.splitlines()])
+    return name, args.strip()
 
 
 async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) -> Reply:

@@ -157,7 +157,7 @@ class Sender:
         """One message (Telegram HTML), through limits and retries; raises ChatGone, ChatMoved,
         and Rejected when even the plain text was refused."""
         html, backoff, retries = True, self.limits.backoff_seconds, 0
-        for _attempt in range(self.limits.max_attempts):
+        for attempt in range(1, self.limits.max_attempts + 1):
             await self.limiter.wait_chat_turn(chat_id)
             try:
                 shown = text if html else to_plain(text)
@@ -168,17 +168,18 @@ class Sender:
                     finally:
                         self.limiter.finished(slot)
             except RetryLater as error:
-                retries += 1
-                log.warning("chat %d: %s", chat_id, error)
-                await self.sleep(error.seconds)
+                wait, why = error.seconds, str(error)
             except Transient as error:
-                retries += 1
-                log.warning("chat %d: %s; retrying in %.0f s", chat_id, error, backoff)
-                await self.sleep(backoff)
+                wait, why = backoff, f"{error}; retrying in {backoff:.0f} s"
                 backoff = min(backoff * 2, 60)
             except Rejected as error:
                 if not html:
                     raise
                 log.error("bug: Telegram refused our HTML (%s); sending plain text", error)
                 html = False
+                continue
+            retries += 1  # a failed attempt (counted whether or not another follows)
+            log.warning("chat %d: %s", chat_id, why)
+            if attempt < self.limits.max_attempts:  # giving up waits for nothing
+                await self.sleep(wait)
         return Sent(None, retries)

@@ -285,7 +285,6 @@ async def test_digest_sends_what_waits(
     assert await say(runtime, "/digest") == "Nothing is waiting for you right now."
 
 
-@pytest.mark.xfail(strict=True, reason="bot/commands.py:273 says '1 papers'")
 async def test_a_digest_of_one_paper_says_paper(runtime: Runtime, clock: Clock) -> None:
     await say(runtime, "/subscribe au:Hassani")
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
@@ -379,12 +378,6 @@ async def test_what_is_for_us(
     assert await handle_text(runtime, caller, text, bot_username="paperbot") == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/commands.py:411 passes the lines below every command on, so /subscribe stores a "
-    "filter written on two lines with its line break (bot/commands.py:139); /export "
-    "(bot/commands.py:332) then shows it as two lines, and /import makes two filters of it",
-)
 async def test_export_and_import_give_back_the_same_filters(runtime: Runtime) -> None:
     await say(runtime, "/subscribe looped\nmamba")
     exported = await say(runtime, "/export")

@@ -16,7 +16,7 @@ from bot.core.chat import Delivery, Filter
 from bot.core.highlight import Highlight, highlights, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
-from bot.core.render import Item, MatchedFilter, Message
+from bot.core.render import Item, MatchedFilter, Message, plural
 
 REMOVED = "a filter since removed"
 
@@ -82,5 +82,8 @@ def empty_digest_line(arrived: int) -> str:
     """What a digest says when nothing of the chat's waits: why (nothing matched, or nothing
     arrived at all), so a quiet day is not taken for a broken bot."""
     if arrived:
-        return f"Nothing matched your filters among {arrived} new papers since the last digest."
+        return (
+            f"Nothing matched your filters among {plural(arrived, 'new paper')} since the last "
+            "digest."
+        )
     return "No announcement since the last digest: no new listing arrived."

@@ -155,7 +155,8 @@ def render_alert(items: Sequence[Item]) -> list[Message]:
     return pack([render_fitting(item) for item in items])
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """'1 paper', '2 papers' (for words whose plural adds an s)."""
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
@@ -172,13 +173,13 @@ def render_digest(items: Sequence[Item], title: str) -> list[Message]:
         first = min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
         groups.setdefault(first, []).append(index)
     order = sorted(groups, key=lambda f: (f is None, f.number if f else 0))
-    header = f"<b>{escape(title)}</b>: {_plural(len(items), 'new paper')}"
+    header = f"<b>{escape(title)}</b>: {plural(len(items), 'new paper')}"
     blocks: list[str] = []
     owners: list[int] = []
     for matched in order:
         members = sorted(groups[matched], key=lambda i: _rank(items[i]))
         name = f"{escape(matched.canonical)} (filter {matched.number})" if matched else "other"
-        heading = f"<b>{name}</b>: {_plural(len(members), 'paper')}"
+        heading = f"<b>{name}</b>: {plural(len(members), 'paper')}"
         for position, index in enumerate(members):
             paper = render_fitting(items[index], MESSAGE_LIMIT - size(heading) - 2)
             blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)

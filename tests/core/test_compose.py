@@ -132,13 +132,7 @@ def test_digest_title(today: date, title: str) -> None:
     ("arrived", "line"),
     [
         (0, "No announcement since the last digest: no new listing arrived."),
-        pytest.param(
-            1,
-            "Nothing matched your filters among 1 new paper since the last digest.",
-            marks=pytest.mark.xfail(
-                strict=True, reason="bot/core/compose.py:85 says '1 new papers'"
-            ),
-        ),
+        (1, "Nothing matched your filters among 1 new paper since the last digest."),
         (37, "Nothing matched your filters among 37 new papers since the last digest."),
     ],
 )

@@ -177,11 +177,6 @@ async def test_transient_failures_back_off_doubling_up_to_a_minute(
     assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/sender.py:177: after the last attempt fails, Sender.send still sleeps the next "
-    "backoff (60 s) before giving up, holding the chat's lock for nothing",
-)
 async def test_giving_up_does_not_wait_once_more(post: Post, clock: Clock) -> None:
     instant_chats(post, clock)
     post.transport.errors[KV_CHAT] = [Transient("502 Bad Gateway") for _ in range(8)]

@@ -133,7 +133,7 @@ async def test_pause_holds_everything_and_digest_sends_now(world: World) -> None
     await world.runtime.send_due_digests()
     assert "Alerts are paused" in await world.command(ADA, "/digest")
     assert alerts(world, ADA) == [] and ledger(world, ADA) == {"pending": 1}
-    assert "Waiting for you: 1 papers" in await world.command(ADA, "/status")
+    assert "Waiting for you: 1 paper\n" in await world.command(ADA, "/status")
     await world.command(ADA, "/resume")
     world.server.say(ADA, "/digest")
     await world.server.wait_for(lambda: "That was everything" in world.server.texts(ADA)[-1])
