@@ -41,60 +41,39 @@ class AnchorKind(IntEnum):
     pairs; title-only ones have kinds of their own (titles are short, cheap to look up). The
     index keeps one dict of posting lists per kind, at the kind's value."""
 
-    TITLE_TERM = 0
-    TEXT_TERM = 1
-    AUTHOR_TERM = 2
-    TITLE_PAIR = 3
-    TEXT_PAIR = 4
-    AUTHOR_PAIR = 5
-    TEXT_PREFIX = 6
-    AUTHOR_PREFIX = 7
-    CATEGORY = 8
+    # What each member knows, as plain attributes (set once, in __new__): the field bits whose
+    # terms, pairs or folded words a paper is looked up in (0 for a category), and the shape of
+    # its keys. Plain attributes, not properties: anchoring a million filters reads them a few
+    # million times, and a property call costs five times as much.
+    fields: int
+    is_term: bool
+    is_pair: bool
+    is_prefix: bool
+    is_category: bool
 
-    @property
-    def fields(self) -> int:
-        """The field bits whose terms, pairs or folded words a paper is looked up in (0 for a
-        category)."""
-        return _FIELDS[self]
+    def __new__(cls, value: int, fields: int, shape: str) -> AnchorKind:
+        kind = int.__new__(cls, value)
+        kind._value_ = value
+        kind.fields = fields
+        kind.is_term, kind.is_pair = shape == "term", shape == "pair"
+        kind.is_prefix, kind.is_category = shape == "prefix", shape == "category"
+        return kind
 
-    @property
-    def is_pair(self) -> bool:
-        return self in (AnchorKind.TITLE_PAIR, AnchorKind.TEXT_PAIR, AnchorKind.AUTHOR_PAIR)
-
-    @property
-    def is_prefix(self) -> bool:
-        return self in (AnchorKind.TEXT_PREFIX, AnchorKind.AUTHOR_PREFIX)
-
-    @staticmethod
-    def term(fields: int) -> AnchorKind:
-        """The kind for a term in TITLE, TEXT or AUTHOR."""
-        return _TERM_KINDS[fields]
-
-    @staticmethod
-    def pair(fields: int) -> AnchorKind:
-        return _PAIR_KINDS[fields]
-
-    @staticmethod
-    def prefix(fields: int) -> AnchorKind:
-        return _PREFIX_KINDS[fields]
+    TITLE_TERM = 0, TITLE, "term"
+    TEXT_TERM = 1, TEXT, "term"
+    AUTHOR_TERM = 2, AUTHOR, "term"
+    TITLE_PAIR = 3, TITLE, "pair"
+    TEXT_PAIR = 4, TEXT, "pair"
+    AUTHOR_PAIR = 5, AUTHOR, "pair"
+    TEXT_PREFIX = 6, TEXT, "prefix"
+    AUTHOR_PREFIX = 7, AUTHOR, "prefix"
+    CATEGORY = 8, 0, "category"
 
 
-_TERM_KINDS = {
-    TITLE: AnchorKind.TITLE_TERM,
-    TEXT: AnchorKind.TEXT_TERM,
-    AUTHOR: AnchorKind.AUTHOR_TERM,
-}
-_PAIR_KINDS = {
-    TITLE: AnchorKind.TITLE_PAIR,
-    TEXT: AnchorKind.TEXT_PAIR,
-    AUTHOR: AnchorKind.AUTHOR_PAIR,
-}
-_PREFIX_KINDS = {TEXT: AnchorKind.TEXT_PREFIX, AUTHOR: AnchorKind.AUTHOR_PREFIX}
-_FIELDS = {
-    kind: fields
-    for kinds in (_TERM_KINDS, _PAIR_KINDS, _PREFIX_KINDS)
-    for fields, kind in kinds.items()
-} | {AnchorKind.CATEGORY: 0}
+# The kind for a term, a pair or a prefix in given fields (TITLE, TEXT or AUTHOR).
+TERM_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_term}
+PAIR_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_pair}
+PREFIX_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_prefix}
 
 Anchor = tuple[AnchorKind, str]
 Leaf = WordTest | PhraseTest | PrefixTest | CategoryTest
@@ -103,28 +82,31 @@ Leaf = WordTest | PhraseTest | PrefixTest | CategoryTest
 def leaf_anchors(leaf: Leaf, frequency: Mapping[str, float]) -> list[Anchor]:
     """A leaf's anchors: one per field set it is looked up in (text, authors), or its category
     keys; a phrase is anchored on the adjacent pair whose rarer word is rarest."""
+    if isinstance(leaf, WordTest):
+        return _field_anchors(leaf.fields, leaf.term, TERM_KINDS)
     if isinstance(leaf, CategoryTest):
         return [(AnchorKind.CATEGORY, key) for key in leaf.keys]
     if isinstance(leaf, PrefixTest):
-        return [
-            (AnchorKind.prefix(fields), leaf.prefix)
-            for fields in (TEXT if leaf.fields & TEXT else 0, leaf.fields & AUTHOR)
-            if fields
-        ]
-    if isinstance(leaf, WordTest):
-        return _word_anchors(leaf.fields, leaf.term, pair=False)
+        # Prefixes are probed in the text as a whole: any text field files under TEXT_PREFIX.
+        fields = leaf.fields | TEXT if leaf.fields & TEXT else leaf.fields
+        return _field_anchors(fields, leaf.prefix, PREFIX_KINDS)
     pairs = zip(leaf.terms, leaf.terms[1:])  # noqa: B905
     first, second = min(
         pairs, key=lambda p: min(word_cost(p[0], frequency), word_cost(p[1], frequency))
     )
     # Interned, so that the posting lists' key and every filter's stored anchor are one string.
-    return _word_anchors(leaf.fields, sys.intern(f"{first} {second}"), pair=True)
+    return _field_anchors(leaf.fields, sys.intern(f"{first} {second}"), PAIR_KINDS)
 
 
-def _word_anchors(fields: int, key: str, *, pair: bool) -> list[Anchor]:
-    kind = AnchorKind.pair if pair else AnchorKind.term
-    text = TEXT if fields & TEXT == ABSTRACT else fields & TEXT  # abstract: the whole text
-    return [(kind(part), key) for part in (text, fields & AUTHOR) if part]
+def _field_anchors(fields: int, key: str, kinds: Mapping[int, AnchorKind]) -> list[Anchor]:
+    """The key under the kind for the text part of the fields (abstract only: the whole text),
+    and under the kind for authors."""
+    text = fields & TEXT
+    if text == ABSTRACT:
+        text = TEXT
+    if fields & AUTHOR:
+        return [(kinds[text], key), (kinds[AUTHOR], key)] if text else [(kinds[AUTHOR], key)]
+    return [(kinds[text], key)]
 
 
 def cost(anchors: Iterable[Anchor], frequency: Mapping[str, float]) -> float:
@@ -132,7 +114,7 @@ def cost(anchors: Iterable[Anchor], frequency: Mapping[str, float]) -> float:
     else longer words (and pairs of words) are taken to be rarer, categories common."""
     total = 0.0
     for kind, key in anchors:
-        if kind is AnchorKind.CATEGORY:
+        if kind.is_category:
             total += 0.6 if key.endswith(".") else 0.3  # an archive, or one subject
         elif kind.is_prefix:
             total += 3 * word_cost(key, frequency)
@@ -164,13 +146,13 @@ def _cheapest(options: list[list[Anchor]], frequency: Mapping[str, float]) -> li
 def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor] | None:
     """Anchors such that any paper the program matches holds at least one; None if none exist.
     Of several choices the cheapest."""
-    if isinstance(program, NotTest | NoWords):
+    if isinstance(program, (WordTest, PhraseTest, PrefixTest, CategoryTest)):
+        return leaf_anchors(program, frequency)
+    if isinstance(program, (AllWords, WordsBut)):
+        fields, words = program.fields, program.words
+        return _cheapest([_field_anchors(fields, w, TERM_KINDS) for w in words], frequency)
+    if isinstance(program, (NotTest, NoWords)):
         return None
-    if isinstance(program, Anchored):
-        return anchors_of(program.part, frequency)
-    if isinstance(program, AllWords | WordsBut):
-        words = program.words
-        return _cheapest([_word_anchors(program.fields, w, pair=False) for w in words], frequency)
     if isinstance(program, AllOf):
         options = [a for p in program.parts if (a := anchors_of(p, frequency)) is not None]
         return _cheapest(options, frequency) if options else None
@@ -182,8 +164,8 @@ def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor]
                 return None
             union.extend(a for a in found if a not in union)
         return union
-    assert isinstance(program, Leaf), program
-    return leaf_anchors(program, frequency)
+    assert isinstance(program, Anchored), program
+    return anchors_of(program.part, frequency)
 
 
 def is_exact(program: Program) -> TypeGuard[Leaf]:
