@@ -50,39 +50,65 @@ def _term(folded: str) -> str:
 singular = lru_cache(maxsize=200_000)(_term)
 
 
-_FOLDED: dict[str, str] = {}  # non-ASCII word as written -> folded
-_TERM: dict[str, str] = {}  # folded word -> term
-_MEMO_LIMIT = 500_000  # memos, not vocabularies: emptied when they grow past this
+class AnalysisMemo:
+    """The folds of words seen before, so that a text's words cost a dictionary lookup each:
+    non-ASCII words as written -> folded, folded words -> terms. Memos, not vocabularies: each
+    starts afresh when it would grow past `limit` words.
+
+    One memo is shared by threads without a lock (the planner's and the event loop's): a full
+    memo is replaced by a new dict, never cleared in place, and each call reads and writes
+    through the dicts it started with. So a word a call found or put there is still there when
+    it reads it back, whatever another thread does meanwhile; the other thread's new dict is
+    simply used from its next call on. This relies on single dict operations (a lookup, a store,
+    `set.difference(dict)`, a C-level `map` over lookups) holding the GIL throughout, as they
+    do in CPython: a word is in a dict or not, never half-stored."""
+
+    __slots__ = ("limit", "_folded", "_terms")
+
+    def __init__(self, limit: int = 500_000) -> None:
+        self.limit = limit
+        self._folded: dict[str, str] = {}  # non-ASCII word as written -> folded
+        self._terms: dict[str, str] = {}  # folded word -> term
+
+    def analyse_words(self, text: str) -> tuple[set[str], list[str]]:
+        """See the module function `analyse_words`."""
+        if text.isascii():
+            folded = _WORD.findall(text.lower())
+        else:
+            words = _WORD.findall(text)
+            memo = self._folded  # this call's dict, whatever another thread does meanwhile
+            unseen = set(words).difference(memo)  # C-level; iterates the words, not the memo
+            if len(memo) + len(unseen) > self.limit:
+                memo = self._folded = {}
+                unseen = set(words)
+            for word in unseen:
+                memo[word] = fold_word(word)
+            folded = list(map(memo.__getitem__, words))
+        distinct = set(folded)
+        terms = self._terms  # as above: read back only from the dict this call wrote to
+        found = list(map(terms.get, folded))  # one C-level pass; None for a word never seen
+        if None not in found:
+            return distinct, found  # type: ignore[return-value]  # no None in it
+        unseen = distinct.difference(terms)
+        if len(terms) + len(unseen) > self.limit:
+            terms = self._terms = {}
+            unseen = distinct
+        for word in unseen:
+            terms[word] = _term(word)
+        return distinct, list(map(terms.__getitem__, folded))
 
 
-def analyse_words(text: str) -> tuple[set[str], list[str]]:
+_SHARED_MEMO = AnalysisMemo()  # what matching uses, in every thread
+
+
+def analyse_words(text: str, memo: AnalysisMemo = _SHARED_MEMO) -> tuple[set[str], list[str]]:
     """(the set of folded words, the terms in order) of a text: the fast path for matching, with
     the same words and folds as `tokens`.
 
     ASCII text (nearly every abstract) is lower-cased whole, which folds each word as `fold_word`
-    would; other text is folded word by word. Words seen before cost a dictionary lookup."""
-    if text.isascii():
-        folded = _WORD.findall(text.lower())
-    else:
-        words = _WORD.findall(text)
-        unseen = set(words).difference(_FOLDED)  # C-level; iterates the words, not the memo
-        if len(_FOLDED) + len(unseen) > _MEMO_LIMIT:
-            _FOLDED.clear()
-            unseen = set(words)
-        for word in unseen:
-            _FOLDED[word] = fold_word(word)
-        folded = list(map(_FOLDED.__getitem__, words))
-    distinct = set(folded)
-    found = list(map(_TERM.get, folded))  # one C-level pass; None for a word never seen
-    if None not in found:
-        return distinct, found  # type: ignore[return-value]  # no None in it
-    unseen = distinct.difference(_TERM)
-    if len(_TERM) + len(unseen) > _MEMO_LIMIT:
-        _TERM.clear()
-        unseen = distinct
-    for word in unseen:
-        _TERM[word] = _term(word)
-    return distinct, list(map(_TERM.__getitem__, folded))
+    would; other text is folded word by word. Words seen before cost a dictionary lookup (in
+    `memo`, shared by default)."""
+    return memo.analyse_words(text)
 
 
 @dataclass(frozen=True, slots=True)

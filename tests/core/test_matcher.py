@@ -3,6 +3,9 @@ filters and papers."""
 
 from __future__ import annotations
 
+import copy
+import sys
+import threading
 from functools import cache
 
 import pytest
@@ -12,9 +15,9 @@ from hypothesis import strategies as st
 from bot.core.analysis import analyse_words, singular
 from bot.core.highlight import highlights
 from bot.core.listings import parse_listing
-from bot.core.matcher import FilterIndex
+from bot.core.matcher import AnchorKind, Document, FilterIndex
 from bot.core.paper import Paper
-from bot.core.query import InvalidQuery, Node, parse_query
+from bot.core.query import InvalidQuery, Node, Not, Word, parse_query
 from tests import reference_matcher
 from tests.conftest import SEEDS
 
@@ -275,3 +278,181 @@ def test_prefixes_added_and_removed_between_matches_are_found() -> None:
     hits = index.match(papers)
     assert sum(3 in h for h in hits) == 2 and not any({2, 4} & set(h) for h in hits)
     assert sum(1 in h for h in hits) == 2
+
+
+# -- anchors kept, and moved when frequencies change -------------------------------------------
+
+
+def paper_with(title: str, abstract: str = "", authors: tuple[str, ...] = ()) -> Paper:
+    return Paper(title=title, abstract=abstract, source="test", authors=authors)
+
+
+ALPHA_BETA_PAPERS = [
+    paper_with("alpha and beta"),
+    paper_with("alpha alone"),
+    paper_with("beta alone"),
+    paper_with("neither"),
+]
+
+
+def candidate_titles(index: FilterIndex, filter_id: int) -> list[str]:
+    return [p.title for p in ALPHA_BETA_PAPERS if filter_id in index.candidates(Document(p))]
+
+
+def test_reanchor_moves_a_filter_to_its_new_rarest_word() -> None:
+    index = FilterIndex({"beta": 0.2})  # alpha never seen: rarest
+    index.add(1, parse_query("alpha beta"))
+    index.add(2, parse_query("beta"))  # one word: no choice, never moves
+    assert index.anchors(1) == ((AnchorKind.TEXT_TERM, "alpha"),)
+    assert candidate_titles(index, 1) == ["alpha and beta", "alpha alone"]
+    assert index.match(ALPHA_BETA_PAPERS) == [[1, 2], [], [2], []]
+
+    assert index.reanchor({"alpha": 0.6, "beta": 0.01}) == 1
+    assert index.anchors(1) == ((AnchorKind.TEXT_TERM, "beta"),)
+    assert index.postings() == {(AnchorKind.TEXT_TERM, "beta"): [2, 1]}
+    assert candidate_titles(index, 1) == ["alpha and beta", "beta alone"]
+    assert index.match(ALPHA_BETA_PAPERS) == [[1, 2], [], [2], []]
+    assert index.reanchor({"alpha": 0.6, "beta": 0.01}) == 0  # nothing left to move
+
+    index.remove(1)
+    index.remove(2)
+    assert index.postings() == {} and len(index) == 0
+
+
+def test_a_filter_added_after_reanchor_uses_the_new_frequencies() -> None:
+    index = FilterIndex({"beta": 0.2})
+    index.reanchor({"alpha": 0.6, "beta": 0.01})
+    index.add(1, parse_query("alpha beta"))
+    assert index.anchors(1) == ((AnchorKind.TEXT_TERM, "beta"),)
+
+
+def test_reanchor_moves_an_anchored_and_and_prefix_filters() -> None:
+    """An AND found through an exact part checks only the rest; moved, it checks all of it."""
+    index = FilterIndex({"alpha": 0.01})
+    index.add(1, parse_query("cat:cs.LG alpha"))
+    index.add(2, parse_query("alphabet* beta"))
+    papers = [
+        Paper(title="alpha", abstract="", source="t", categories=("cs.LG",)),
+        Paper(title="alpha", abstract="", source="t", categories=("math.NA",)),
+        Paper(title="alphabets beta", abstract="", source="t"),
+        Paper(title="alphabets", abstract="", source="t"),
+    ]
+    before = index.match(papers)
+    assert before == [[1], [], [2], []]
+    assert index.anchors(2) == ((AnchorKind.TEXT_TERM, "beta"),)
+    assert index.reanchor({"alpha": 0.9, "beta": 0.9}) == 2
+    assert index.anchors(1) == ((AnchorKind.CATEGORY, "cs.lg"),)
+    assert index.anchors(2) == ((AnchorKind.TEXT_PREFIX, "alphabet"),)
+    assert index.match(papers) == before
+    index.remove(1)
+    index.remove(2)
+    assert index.postings() == {}
+    assert index.match(papers) == [[], [], [], []]
+
+
+def test_matching_leaves_the_document_unchanged() -> None:
+    index = FilterIndex()
+    for number, source in enumerate(
+        ["distill*", "au:lee*", "ti:self* model", '"kv cache"', "cat:cs.* model", "kv -self"]
+    ):
+        index.add(number, parse_query(source))
+    for paper in seed_papers():
+        doc = Document(paper)
+        fields = {name: getattr(doc, name) for name in Document.__slots__}
+        copies = {name: copy.deepcopy(value) for name, value in fields.items()}
+        index.match_document(doc)
+        index.match_document(doc)
+        assert {name: getattr(doc, name) for name in Document.__slots__} == copies
+        assert all(getattr(doc, name) is value for name, value in fields.items())
+
+
+# A Node the filter language would refuse (nothing but exclusions), for the unanchored paths.
+NOTHING_BUT_NOT_SELF = Not(Word("self", ("title", "abstract"), 0, "self"), 0)
+frequencies = st.dictionaries(
+    st.sampled_from(sorted({singular(w.lower()) for w in VOCABULARY})),
+    st.floats(0.0, 1.0),
+    max_size=8,
+)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["add", "add", "remove", "match", "reanchor"]),
+            query,
+            st.integers(0, 5),
+            frequencies,
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    st.lists(paper, min_size=1, max_size=4),
+    frequencies,
+)
+def test_an_index_reanchored_along_the_way_agrees_with_the_reference(
+    steps: list[tuple[str, str, int, dict[str, float]]],
+    papers: list[Paper],
+    first_frequency: dict[str, float],
+) -> None:
+    index = FilterIndex(first_frequency)
+    live: dict[int, Node] = {6: NOTHING_BUT_NOT_SELF}
+    index.add(6, NOTHING_BUT_NOT_SELF)
+    for action, source, number, frequency in steps:
+        if action == "add":
+            try:
+                live[number] = parse_query(source)
+            except InvalidQuery:
+                continue
+            index.add(number, live[number])
+        elif action == "remove":
+            index.remove(number)
+            live.pop(number, None)
+        elif action == "reanchor":
+            index.reanchor(frequency)
+        for item, hits in zip(papers, index.match(papers), strict=True):
+            expected = [
+                n for n, node in sorted(live.items()) if reference_matcher.matches(node, item)
+            ]
+            assert hits == expected
+    for number in list(live):
+        index.remove(number)
+    assert index.postings() == {} and len(index) == 0
+    assert index.match(papers) == [[] for _ in papers]
+
+
+def test_threads_matching_with_one_index_agree() -> None:
+    """The index's memo of words' prefixes, a few words long here, is started afresh while
+    another thread reads it."""
+    index = FilterIndex(word_memo_limit=3)
+    for number, source in enumerate(["distill*", "kv*", "dist*", "au:has*", "lang* model"]):
+        index.add(number, parse_query(source))
+    docs = [Document(p) for p in seed_papers()]
+    expected = [index.match_document(doc) for doc in docs]
+    start = threading.Barrier(2)
+    failures: list[str] = []
+
+    def hammer(order: list[int]) -> None:
+        start.wait()
+        try:
+            for _ in range(20):
+                for i in order:
+                    if index.match_document(docs[i]) != expected[i]:
+                        failures.append(f"wrong result for paper {i}")
+        except Exception as error:  # noqa: BLE001  (reported below)
+            failures.append(repr(error))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        threads = [
+            threading.Thread(target=hammer, args=(order,))
+            for order in (list(range(len(docs))), list(reversed(range(len(docs)))))
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []

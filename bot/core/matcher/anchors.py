@@ -1,0 +1,214 @@
+"""Anchors: the terms a paper must hold for a filter to have a chance, chosen as cheaply as can be.
+
+A filter's anchors are a set of (kind, key) pairs at least one of which every paper it matches
+holds: a word's term, the rarest adjacent pair of a phrase, a prefix, a category key. An AND
+needs the anchors of one of its parts (the cheapest), an OR needs those of all its parts, a NOT
+gives none (the filter is then checked against every paper). The cost of a choice is the share
+of papers it is expected to bring as candidates, from the term frequencies of recent papers.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from enum import IntEnum
+from typing import TypeGuard
+
+from bot.core.analysis import analyse_words
+from bot.core.matcher.document import ABSTRACT, AUTHOR, TEXT, TITLE
+from bot.core.matcher.program import (
+    AllOf,
+    AllWords,
+    Anchored,
+    AnyOf,
+    CategoryTest,
+    NotTest,
+    NoWords,
+    PhraseTest,
+    PrefixTest,
+    Program,
+    WordsBut,
+    WordTest,
+)
+from bot.core.paper import Paper
+
+
+class AnchorKind(IntEnum):
+    """What an anchor's key is, and so where a paper's keys are looked up: the terms, or the
+    adjacent term pairs, of the title, of the whole text or of the authors; prefixes of the
+    text's or the authors' folded words; category keys. Abstract-only leaves are filed with the
+    whole text (and checked), which spares every paper a lookup of its abstract's terms and
+    pairs; title-only ones have kinds of their own (titles are short, cheap to look up). The
+    index keeps one dict of posting lists per kind, at the kind's value."""
+
+    # What each member knows, as plain attributes (set once, in __new__): the field bits whose
+    # terms, pairs or folded words a paper is looked up in (0 for a category), and the shape of
+    # its keys. Plain attributes, not properties: anchoring a million filters reads them a few
+    # million times, and a property call costs five times as much.
+    fields: int
+    is_term: bool
+    is_pair: bool
+    is_prefix: bool
+    is_category: bool
+
+    def __new__(cls, value: int, fields: int, shape: str) -> AnchorKind:
+        kind = int.__new__(cls, value)
+        kind._value_ = value
+        kind.fields = fields
+        kind.is_term, kind.is_pair = shape == "term", shape == "pair"
+        kind.is_prefix, kind.is_category = shape == "prefix", shape == "category"
+        return kind
+
+    TITLE_TERM = 0, TITLE, "term"
+    TEXT_TERM = 1, TEXT, "term"
+    AUTHOR_TERM = 2, AUTHOR, "term"
+    TITLE_PAIR = 3, TITLE, "pair"
+    TEXT_PAIR = 4, TEXT, "pair"
+    AUTHOR_PAIR = 5, AUTHOR, "pair"
+    TEXT_PREFIX = 6, TEXT, "prefix"
+    AUTHOR_PREFIX = 7, AUTHOR, "prefix"
+    CATEGORY = 8, 0, "category"
+
+
+# The kind for a term, a pair or a prefix in given fields (TITLE, TEXT or AUTHOR).
+TERM_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_term}
+PAIR_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_pair}
+PREFIX_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_prefix}
+
+Anchor = tuple[AnchorKind, str]
+Leaf = WordTest | PhraseTest | PrefixTest | CategoryTest
+
+
+def leaf_anchors(leaf: Leaf, frequency: Mapping[str, float]) -> list[Anchor]:
+    """A leaf's anchors: one per field set it is looked up in (text, authors), or its category
+    keys; a phrase is anchored on the adjacent pair whose rarer word is rarest."""
+    if isinstance(leaf, WordTest):
+        return _field_anchors(leaf.fields, leaf.term, TERM_KINDS)
+    if isinstance(leaf, CategoryTest):
+        return [(AnchorKind.CATEGORY, key) for key in leaf.keys]
+    if isinstance(leaf, PrefixTest):
+        # Prefixes are probed in the text as a whole: any text field files under TEXT_PREFIX.
+        fields = leaf.fields | TEXT if leaf.fields & TEXT else leaf.fields
+        return _field_anchors(fields, leaf.prefix, PREFIX_KINDS)
+    pairs = zip(leaf.terms, leaf.terms[1:])  # noqa: B905
+    first, second = min(
+        pairs, key=lambda p: min(word_cost(p[0], frequency), word_cost(p[1], frequency))
+    )
+    # Interned, so that the posting lists' key and every filter's stored anchor are one string.
+    return _field_anchors(leaf.fields, sys.intern(f"{first} {second}"), PAIR_KINDS)
+
+
+def _field_anchors(fields: int, key: str, kinds: Mapping[int, AnchorKind]) -> list[Anchor]:
+    """The key under the kind for the text part of the fields (abstract only: the whole text),
+    and under the kind for authors."""
+    text = fields & TEXT
+    if text == ABSTRACT:
+        text = TEXT
+    if fields & AUTHOR:
+        return [(kinds[text], key), (kinds[AUTHOR], key)] if text else [(kinds[AUTHOR], key)]
+    return [(kinds[text], key)]
+
+
+def cost(anchors: Iterable[Anchor], frequency: Mapping[str, float]) -> float:
+    """Estimated share of papers an anchor set brings as candidates: known word frequencies,
+    else longer words (and pairs of words) are taken to be rarer, categories common."""
+    total = 0.0
+    for kind, key in anchors:
+        if kind.is_category:
+            total += 0.6 if key.endswith(".") else 0.3  # an archive, or one subject
+        elif kind.is_prefix:
+            total += 3 * word_cost(key, frequency)
+        else:
+            if kind.is_pair:
+                first, second = key.split(" ")
+                share = min(word_cost(first, frequency), word_cost(second, frequency)) * 0.1
+            else:
+                share = word_cost(key, frequency)
+            total += share * (0.3 if kind.fields == TITLE else 1.0)  # titles are short
+    return total
+
+
+def word_cost(word: str, frequency: Mapping[str, float]) -> float:
+    """With frequencies, a word never seen is the rarest of all (length breaks ties); without,
+    longer words are taken to be rarer."""
+    by_length = 1.0 / (1 + len(word))
+    if frequency:
+        return frequency.get(word, 0.0) + by_length * 1e-6
+    return by_length
+
+
+def _cheapest(options: list[list[Anchor]], frequency: Mapping[str, float]) -> list[Anchor]:
+    """Ties are broken by the anchors themselves: the same program and frequencies always give
+    the same anchors."""
+    return min(options, key=lambda anchors: (cost(anchors, frequency), anchors))
+
+
+def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor] | None:
+    """Anchors such that any paper the program matches holds at least one; None if none exist.
+    Of several choices the cheapest."""
+    if isinstance(program, (WordTest, PhraseTest, PrefixTest, CategoryTest)):
+        return leaf_anchors(program, frequency)
+    if isinstance(program, (AllWords, WordsBut)):
+        fields, words = program.fields, program.words
+        return _cheapest([_field_anchors(fields, w, TERM_KINDS) for w in words], frequency)
+    if isinstance(program, (NotTest, NoWords)):
+        return None
+    if isinstance(program, AllOf):
+        options = [a for p in program.parts if (a := anchors_of(p, frequency)) is not None]
+        return _cheapest(options, frequency) if options else None
+    if isinstance(program, AnyOf):
+        union: list[Anchor] = []
+        for part in program.parts:
+            found = anchors_of(part, frequency)
+            if found is None:
+                return None
+            union.extend(a for a in found if a not in union)
+        return union
+    assert isinstance(program, Anchored), program
+    return anchors_of(program.part, frequency)
+
+
+def is_exact(program: Program) -> TypeGuard[Leaf]:
+    """A hit on the program's anchors is a match: a lone word, two-word phrase or category, or a
+    prefix in the whole text or the authors (prefixes are probed in the text as a whole), except
+    in the abstract alone (filed with the whole text). An exact program's anchors never depend on
+    frequencies."""
+    if isinstance(program, CategoryTest):
+        return True
+    if isinstance(program, WordTest):
+        return program.fields & TEXT != ABSTRACT
+    if isinstance(program, PhraseTest):
+        return len(program.terms) == 2 and program.fields & TEXT != ABSTRACT
+    if isinstance(program, PrefixTest):
+        return program.fields & TEXT in (0, TEXT)
+    return False
+
+
+def anchor_program(
+    program: Program, frequency: Mapping[str, float]
+) -> tuple[Program, tuple[Anchor, ...]]:
+    """The program as the index keeps it, and its anchors (none: checked against every paper).
+    An AND whose anchors come from an exact part is kept as Anchored(part, rest), since every
+    candidate already passes that part."""
+    anchors = anchors_of(program, frequency)
+    if anchors is None:
+        return program, ()
+    if isinstance(program, AllOf):
+        parts = program.parts
+        for i, part in enumerate(parts):
+            if is_exact(part) and leaf_anchors(part, frequency) == anchors:
+                rest = parts[:i] + parts[i + 1 :]
+                return Anchored(part, rest[0] if len(rest) == 1 else AllOf(rest)), tuple(anchors)
+    return program, tuple(anchors)
+
+
+def term_frequencies(papers: Iterable[Paper]) -> dict[str, float]:
+    """The share of papers each term occurs in (title or abstract): what FilterIndex uses to
+    anchor a filter on its rarest part. Recent papers are a good sample."""
+    counts: dict[str, int] = {}
+    total = 0
+    for paper in papers:
+        total += 1
+        for term in set(analyse_words(paper.title)[1]) | set(analyse_words(paper.abstract)[1]):
+            counts[term] = counts.get(term, 0) + 1
+    return {term: count / total for term, count in counts.items()} if total else {}

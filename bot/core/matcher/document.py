@@ -1,0 +1,108 @@
+"""A paper analysed once for matching: the Document every compiled program reads.
+
+Words are matched as terms (folded, singular), phrases as adjacent pairs of terms (and then in
+order), prefixes against the folded words, categories against their keys. Each is kept per field
+set and indexed by field bits (TITLE, ABSTRACT, TEXT, AUTHOR), so the hot path reads them without
+a dictionary lookup. A Document is a value: built once from a paper and never changed afterwards;
+what a match learns about it (the prefixes found in it) lives in the index's per-match `Probe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from bot.core.analysis import analyse_words, fold_category
+from bot.core.paper import Paper
+
+# Field bits: a compiled leaf's fields, and the index into a Document's per-field tuples
+# (0 is unused: every leaf names at least one field).
+TITLE, ABSTRACT, AUTHOR = 1, 2, 4
+TEXT = TITLE | ABSTRACT
+FIELD_BITS = {"title": TITLE, "abstract": ABSTRACT, "author": AUTHOR}
+
+
+def field_bits(fields: Iterable[str]) -> int:
+    """The bits of field names: ("title", "abstract") -> TEXT."""
+    bits = 0
+    for name in fields:
+        bits |= FIELD_BITS[name]
+    return bits
+
+
+class Document:
+    """A paper's terms, adjacent term pairs, folded words and term sequences per field set,
+    and its category keys."""
+
+    __slots__ = ("terms", "pairs", "folded", "sequences", "categories")
+
+    terms: tuple[frozenset[str], ...]  # per field bits: the terms (words match these)
+    pairs: tuple[frozenset[str], ...]  # per field bits: adjacent terms as "a b"
+    folded: tuple[frozenset[str], ...]  # per field bits: folded words (prefixes match these)
+    sequences: tuple[tuple[tuple[str, ...], ...], ...]  # per field bits: terms in order
+    categories: frozenset[str]  # each category, and each of its prefixes up to a dot
+
+    def __init__(self, paper: Paper) -> None:
+        title_words, title_list = analyse_words(paper.title)
+        abstract_words, abstract_list = analyse_words(paper.abstract)
+        title, abstract = tuple(title_list), tuple(abstract_list)
+        author_words: set[str] = set()
+        authors: list[tuple[str, ...]] = []
+        for name in paper.authors:
+            folded, found = analyse_words(name)
+            author_words |= folded
+            authors.append(tuple(found))
+        title_terms, abstract_terms = frozenset(title), frozenset(abstract)
+        author_terms = frozenset([t for name in authors for t in name])
+        none: frozenset[str] = frozenset()
+        self.sequences = ((), (title,), (abstract,), (title, abstract), tuple(authors))
+        self.terms = (
+            none, title_terms, abstract_terms, title_terms | abstract_terms, author_terms,
+        )  # fmt: skip
+        title_folded, abstract_folded = frozenset(title_words), frozenset(abstract_words)
+        self.folded = (
+            none, title_folded, abstract_folded, title_folded | abstract_folded,
+            frozenset(author_words),
+        )  # fmt: skip
+        # Adjacent pairs as "a b" strings (terms hold no spaces): strings are not tracked by
+        # the garbage collector, tuples are, and a paper has hundreds of pairs.
+        title_pairs, abstract_pairs = pairs_of(title), pairs_of(abstract)
+        author_pairs = frozenset([pair for name in authors for pair in pairs_of(name)])
+        self.pairs = (
+            none, title_pairs, abstract_pairs, title_pairs | abstract_pairs, author_pairs,
+        )  # fmt: skip
+        # Each category and each of its prefixes up to a dot: "math.na", "math.": what any
+        # category test (exact, archive, prefix) looks up.
+        categories: set[str] = set()
+        for category in map(fold_category, paper.categories):
+            categories.add(category)
+            categories.update(
+                category[: i + 1] for i, letter in enumerate(category) if letter == "."
+            )
+        self.categories = frozenset(categories)
+
+    def has_phrase(self, fields: int, phrase: tuple[str, ...]) -> bool:
+        size = len(phrase)
+        pairs = self.pairs[fields]
+        if size == 2:
+            return f"{phrase[0]} {phrase[1]}" in pairs
+        if not pairs.issuperset(pairs_of(phrase)):
+            return False  # a pair of it is missing; otherwise find the words in order
+        for sequence in self.sequences[fields]:
+            start = 0
+            while True:
+                try:
+                    i = sequence.index(phrase[0], start)
+                except ValueError:
+                    break
+                if sequence[i : i + size] == phrase:
+                    return True
+                start = i + 1
+        return False
+
+    def has_prefix(self, fields: int, prefix: str) -> bool:
+        return any(word.startswith(prefix) for word in self.folded[fields])
+
+
+def pairs_of(sequence: Sequence[str]) -> frozenset[str]:
+    """The adjacent pairs of a sequence of terms, as "a b" strings."""
+    return frozenset(map(" ".join, zip(sequence, sequence[1:])))  # noqa: B905

@@ -1,0 +1,205 @@
+"""Compiled programs: a filter's query tree turned into small objects that test a Document.
+
+Every program has one method, `matches(doc)`, so running a filter is a chain of method calls with
+no dispatch on a code. There is a class per kind of query node (WordTest, PhraseTest, PrefixTest,
+CategoryTest, AllOf, AnyOf, NotTest); besides, an AND's plain words become one set test per field
+set (AllWords, NoWords, WordsBut), and the index files an AND it finds through an exact part as
+Anchored, which checks only the rest. Programs are values: nothing changes one once compiled.
+
+The classes are slotted dataclasses (equality and a readable repr for tests; slots keep each
+object smaller than the tuple it replaced and its attributes one indexed load away).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.matcher.document import Document, field_bits
+from bot.core.paper import Paper
+from bot.core.query import And, Category, Node, Not, Or, Phrase, Prefix, Word
+
+
+class Program:
+    """A compiled test of a Document."""
+
+    __slots__ = ()
+
+    def matches(self, doc: Document) -> bool:
+        raise NotImplementedError
+
+
+# -- leaves --------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class WordTest(Program):
+    fields: int
+    term: str
+
+    def matches(self, doc: Document) -> bool:
+        return self.term in doc.terms[self.fields]
+
+
+@dataclass(slots=True)
+class PhraseTest(Program):
+    fields: int
+    terms: tuple[str, ...]  # two or more
+
+    def matches(self, doc: Document) -> bool:
+        return doc.has_phrase(self.fields, self.terms)
+
+
+@dataclass(slots=True)
+class PrefixTest(Program):
+    fields: int
+    prefix: str
+
+    def matches(self, doc: Document) -> bool:
+        return doc.has_prefix(self.fields, self.prefix)
+
+
+@dataclass(slots=True)
+class CategoryTest(Program):
+    keys: tuple[str, ...]  # the keys of Document.categories any of which matches
+
+    def matches(self, doc: Document) -> bool:
+        return not doc.categories.isdisjoint(self.keys)
+
+
+# -- combinations --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class AllOf(Program):
+    parts: tuple[Program, ...]
+
+    def matches(self, doc: Document) -> bool:
+        for part in self.parts:  # noqa: SIM110  (a plain loop: this is the hot path)
+            if not part.matches(doc):
+                return False
+        return True
+
+
+@dataclass(slots=True)
+class AnyOf(Program):
+    parts: tuple[Program, ...]
+
+    def matches(self, doc: Document) -> bool:
+        for part in self.parts:  # noqa: SIM110
+            if part.matches(doc):
+                return True
+        return False
+
+
+@dataclass(slots=True)
+class NotTest(Program):
+    part: Program
+
+    def matches(self, doc: Document) -> bool:
+        return not self.part.matches(doc)
+
+
+# Words an AND needs all of, or none of, in the same fields: one C-level set test each; and both
+# at once, for an AND of nothing but words and negated words on the same fields.
+@dataclass(slots=True)
+class AllWords(Program):
+    fields: int
+    words: frozenset[str]
+
+    def matches(self, doc: Document) -> bool:
+        return self.words <= doc.terms[self.fields]
+
+
+@dataclass(slots=True)
+class NoWords(Program):
+    fields: int
+    words: frozenset[str]
+
+    def matches(self, doc: Document) -> bool:
+        return doc.terms[self.fields].isdisjoint(self.words)
+
+
+@dataclass(slots=True)
+class WordsBut(Program):
+    fields: int
+    words: frozenset[str]
+    excluded: frozenset[str]
+
+    def matches(self, doc: Document) -> bool:
+        terms = doc.terms[self.fields]
+        return self.words <= terms and terms.isdisjoint(self.excluded)
+
+
+@dataclass(slots=True)
+class Anchored(Program):
+    """An AND as the index files it when its anchors come from a part that holds for every
+    paper that has them (an exact part): a candidate passed that part already, only the rest is
+    left to check. `whole` gives the AND back, for choosing its anchors anew."""
+
+    part: Program
+    rest: Program
+
+    def matches(self, doc: Document) -> bool:
+        return self.rest.matches(doc)
+
+    def whole(self) -> Program:
+        rest = self.rest.parts if isinstance(self.rest, AllOf) else (self.rest,)
+        return AllOf((self.part, *rest))
+
+
+# -- compiling -----------------------------------------------------------------------------------
+
+
+def compile_query(node: Node) -> Program:
+    if isinstance(node, Word):
+        return WordTest(field_bits(node.fields), node.term)
+    if isinstance(node, Phrase):
+        return PhraseTest(field_bits(node.fields), node.terms)
+    if isinstance(node, Prefix):
+        return PrefixTest(field_bits(node.fields), node.prefix)
+    if isinstance(node, Category):
+        if node.is_prefix or "." in node.value:
+            return CategoryTest((node.value,))
+        return CategoryTest((node.value, node.value + "."))  # an archive: itself or its subjects
+    if isinstance(node, Not):
+        return NotTest(compile_query(node.part))
+    if isinstance(node, And):
+        return _compile_and([compile_query(p) for p in node.parts])
+    assert isinstance(node, Or)
+    return AnyOf(tuple(compile_query(p) for p in node.parts))
+
+
+def _compile_and(parts: list[Program]) -> Program:
+    """Group the AND's plain words (and plain negated words) by fields into set tests, and put
+    those cheap tests first."""
+    needed: dict[int, set[str]] = {}
+    excluded: dict[int, set[str]] = {}
+    rest: list[Program] = []
+    for part in parts:
+        if isinstance(part, WordTest):
+            needed.setdefault(part.fields, set()).add(part.term)
+        elif isinstance(part, NotTest) and isinstance(part.part, WordTest):
+            excluded.setdefault(part.part.fields, set()).add(part.part.term)
+        else:
+            rest.append(part)
+    if not rest and len(needed) == 1 and set(excluded) <= set(needed):
+        fields, words = next(iter(needed.items()))
+        return WordsBut(fields, frozenset(words), frozenset(excluded.get(fields, ())))
+    tests: list[Program] = [
+        WordTest(fields, next(iter(words)))
+        if len(words) == 1
+        else AllWords(fields, frozenset(words))
+        for fields, words in needed.items()
+    ]
+    tests += [NoWords(fields, frozenset(words)) for fields, words in excluded.items()]
+    tests += rest
+    return tests[0] if len(tests) == 1 else AllOf(tuple(tests))
+
+
+def run(program: Program, doc: Document) -> bool:
+    return program.matches(doc)
+
+
+def matches(query: Node, paper: Paper) -> bool:
+    """One filter against one paper (previews and tests; many filters go through FilterIndex)."""
+    return compile_query(query).matches(Document(paper))
