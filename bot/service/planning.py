@@ -92,11 +92,18 @@ class Planner:
             self.owner[stored.id] = stored.chat_id
 
     def _resample(self, session: Session) -> None:
-        if self.sampled_papers or len(self.index):
+        """Term frequencies from the recent papers, at the first planning with papers and again
+        whenever the stored papers have grown by half since: filters whose rarest part changed
+        are filed anew (what matches stays the same; a filter anchored on a word that turned
+        out common brings more candidates to check)."""
+        stored = papers.count_papers(session)
+        if not stored or (self.sampled_papers and stored < self.sampled_papers * RESAMPLE_GROWTH):
             return
         recent = [p for _, p in papers.recent_papers(session, announcement_days=FREQUENCY_DAYS)]
-        self.index = FilterIndex(term_frequencies(recent))
-        self.sampled_papers = max(len(recent), 1)
+        moved = self.index.reanchor(term_frequencies(recent))
+        if moved:
+            log.info("term frequencies from %d papers: %d filters re-anchored", len(recent), moved)
+        self.sampled_papers = stored
 
     def _rows(
         self, session: Session, batch: list[tuple[int, Paper, bool]]

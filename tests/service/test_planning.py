@@ -7,6 +7,8 @@ from datetime import datetime
 
 import pytest
 
+from bot.core.matcher import AnchorKind
+from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
 from bot.service import ingest
 from bot.service.planning import Planner
@@ -83,3 +85,38 @@ def test_a_filter_is_planned_under_the_settings_limits(
     planner = Planner(FilterRules(QueryLimits(max_terms=max_terms)))
     assert planner.plan(database, now=clock()).deliveries == planned
     assert len(planner.refused) == 1 - planned  # refused under a lower limit: logged once, kept
+
+
+def arrive(database: Database, *abstracts: str, now: datetime) -> None:
+    with database.session() as session:
+        papers.insert_papers(
+            session,
+            papers=[
+                Paper(title=f"Paper {n}", abstract=text, source="test", announced=now.date())
+                for n, text in enumerate(abstracts, papers.count_papers(session))
+            ],
+            now=now,
+        )
+
+
+def test_term_frequencies_are_sampled_again_as_papers_grow(
+    database: Database, clock: Clock
+) -> None:
+    """A filter is filed under its rarest word; which word is rarer is learnt from the stored
+    papers, and learnt again once they have grown by half."""
+    arrive(database, *["A zebra crossing."] * 4, now=clock())
+    follow(database, 1, "zebra quagga", now=clock())
+    planner = Planner(FilterRules())
+    planner.plan(database, now=clock())
+    [filter_id] = planner.owner
+    assert planner.sampled_papers == 4  # quagga never seen: the rarest
+    assert planner.index.anchors(filter_id) == ((AnchorKind.TEXT_TERM, "quagga"),)
+    arrive(database, "A quagga.", now=clock())  # 5 < 4 x 1.5: not yet
+    planner.plan(database, now=clock())
+    assert planner.sampled_papers == 4
+    quaggas = ("Quaggas.", "Quagga herds.", "The quagga.", "Quagga stripes.")
+    arrive(database, *quaggas, "A zebra and a quagga.", now=clock())
+    report = planner.plan(database, now=clock())
+    assert planner.sampled_papers == 10  # quagga in 6 of the 10 papers, zebra in 5: rarer
+    assert planner.index.anchors(filter_id) == ((AnchorKind.TEXT_TERM, "zebra"),)
+    assert (report.papers, report.deliveries) == (5, 1)  # the zebra and the quagga, once
