@@ -146,6 +146,8 @@ def _cheapest(options: list[list[Anchor]], frequency: Mapping[str, float]) -> li
 def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor] | None:
     """Anchors such that any paper the program matches holds at least one; None if none exist.
     Of several choices the cheapest."""
+    # (isinstance with tuples, commonest first: a union type is slower to test against, and
+    # anchoring a million filters runs this a few million times)
     if isinstance(program, (WordTest, PhraseTest, PrefixTest, CategoryTest)):
         return leaf_anchors(program, frequency)
     if isinstance(program, (AllWords, WordsBut)):
