@@ -3,12 +3,10 @@ threads."""
 
 from __future__ import annotations
 
-import sys
-import threading
-
 import pytest
 
 from bot.core.analysis import AnalysisMemo, analyse_words, tokens
+from tests.threads import race
 
 
 @pytest.mark.parametrize(
@@ -39,30 +37,4 @@ def test_one_memo_shared_by_threads_gives_the_single_threaded_results() -> None:
     expected = [({t.folded for t in tokens(x)}, [t.term for t in tokens(x)]) for x in TEXTS]
     assert [analyse_words(text, AnalysisMemo()) for text in TEXTS] == expected
     memo = AnalysisMemo(limit=8)
-    start = threading.Barrier(2)
-    failures: list[str] = []
-
-    def hammer(order: list[int]) -> None:
-        start.wait()
-        try:
-            for _ in range(30):
-                for i in order:
-                    if analyse_words(TEXTS[i], memo) != expected[i]:
-                        failures.append(f"wrong result for text {i}")
-        except Exception as error:  # noqa: BLE001  (reported below, with the thread's result)
-            failures.append(repr(error))
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
-    try:
-        threads = [
-            threading.Thread(target=hammer, args=(order,))
-            for order in (list(range(len(TEXTS))), list(reversed(range(len(TEXTS)))))
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert failures == []
+    assert race(lambda i: analyse_words(TEXTS[i], memo) == expected[i], len(TEXTS), 30) == []

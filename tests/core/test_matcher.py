@@ -4,8 +4,6 @@ filters and papers."""
 from __future__ import annotations
 
 import copy
-import sys
-import threading
 from functools import cache
 
 import pytest
@@ -20,6 +18,7 @@ from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node, Not, Word, parse_query
 from tests import reference_matcher
 from tests.conftest import SEEDS
+from tests.threads import race
 
 
 @cache
@@ -429,30 +428,4 @@ def test_threads_matching_with_one_index_agree() -> None:
         index.add(number, parse_query(source))
     docs = [Document(p) for p in seed_papers()]
     expected = [index.match_document(doc) for doc in docs]
-    start = threading.Barrier(2)
-    failures: list[str] = []
-
-    def hammer(order: list[int]) -> None:
-        start.wait()
-        try:
-            for _ in range(20):
-                for i in order:
-                    if index.match_document(docs[i]) != expected[i]:
-                        failures.append(f"wrong result for paper {i}")
-        except Exception as error:  # noqa: BLE001  (reported below)
-            failures.append(repr(error))
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
-    try:
-        threads = [
-            threading.Thread(target=hammer, args=(order,))
-            for order in (list(range(len(docs))), list(reversed(range(len(docs)))))
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert failures == []
+    assert race(lambda i: index.match_document(docs[i]) == expected[i], len(docs), 20) == []
