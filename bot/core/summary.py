@@ -42,26 +42,52 @@ def derive_headline(abstract: str) -> str:
 
 
 TLDR_MAX = 300
+THIN = 60  # a contribution shorter than this ("PREGU (Partial ...).") gets the sentence after it
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“])")
-_STATES_CONTRIBUTION = re.compile(
-    r"\b(?:we|this (?:paper|work|article|study|letter)|our (?:method|approach|work|model))\s+"
-    r"(?:(?:also|further|then|first)\s+)?"
-    r"(?:propose|introduce|present|show|develop|design|demonstrate|establish|prove|report|"
-    r"describe|derive|study|investigate|quantif(?:y|ies)|provide|find|build|"
-    r"proposes|introduces|presents|shows|develops|demonstrates|establishes|proves|reports|"
-    r"describes|derives|studies|investigates|provides|finds)\b",
+_SUBJECT = (
+    r"\b(?:we|this (?:paper|work|article|study|letter|survey|review|manuscript|thesis proposal|"
+    r"proposal|report))\s+(?:\w+ly\s+)?(?:(?:also|further|then|first|now)\s+)?"
+)
+_MAKES = re.compile(  # verbs that put something new into the world
+    _SUBJECT + r"(?:propos|introduc|present|develop|design|build|buil[dt]|construct|creat|"
+    r"contribut|releas|curat|offer|describ)\w*\b",
     re.I,
 )
-_PROPOSES = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:propose|introduce|present)s?\b", re.I)
-_LEAD_IN = re.compile(
-    r"^(?:[^,]{1,80},\s*)?we (?:propose|introduce|present)\s+(?P<rest>.+)$", re.I | re.S
+_ASKS = re.compile(  # verbs that say what the paper looks into
+    _SUBJECT + r"(?:stud|investigat|explor|examin|revisit|address|evaluat|assess|analy[sz]|"
+    r"survey|review|provid|attempt|tackl|formali[sz]|deriv|establish|prov|characteri[sz]|"
+    r"quantif|conduct|benchmark|compar|focus|mine)\w*\b",
+    re.I,
 )
+_FINDS = re.compile(_SUBJECT + r"(?:show|demonstrat|find|found|report|observ)\w*\b", re.I)
+_BY_THE_PAPER = re.compile(r"^(?:this|our) (?:paper|work|study|survey|manuscript)\b", re.I)
+_ADDED = re.compile(  # a later or lesser step, not the contribution itself
+    r"^(?:finally|additionally|in addition|furthermore|moreover|also|further|next|then|"
+    r"secondly|lastly)\b|\bwe (?:also|further|then|additionally|finally)\b",
+    re.I,
+)
+_CONNECTIVE = re.compile(
+    r"^(?:finally|additionally|in addition|furthermore|moreover|notably|importantly|"
+    r"specifically|in particular|overall|lastly|besides|further|also|then|thus)\s*,?\s+",
+    re.I,
+)
+_WE = re.compile(r"\bwe\b", re.I)
+_DROPPED_PREFIX = re.compile(
+    r"^(?:|.{0,160},|here|herein|in this (?:paper|work|study|article))\s*$", re.I | re.S
+)
+_APPOSITIVE = re.compile(  # 'X, a method that ...' / 'X (Y), which ...': the name, then what it is
+    r"^(?P<verb>\w+)\s+(?P<rest>[A-Z0-9\\][^,;]{0,100}?,\s+(?:a|an|the|which|that|one|"
+    r"\w+ing)\b.+)$",
+    re.S,
+)
+_CLAUSE_BREAK = re.compile(r"(?:,|;|:| —| -{1,2}) ")
 _RESULT = re.compile(
     r"\d(?:[\d.,]*)\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
     r"\b(?:outperform|improv|achiev|reduc|speed|accelerat|surpass|faster|state-of-the-art)",
     re.I,
 )
+_LINK = re.compile(r"https?://|github\.com|\\\w+\{", re.I)
 
 
 def sentences(text: str) -> list[str]:
@@ -69,44 +95,110 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
 
 
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _without_connective(sentence: str) -> str:
+    """'Finally, we evaluate X.' -> 'We evaluate X.'"""
+    return _capitalized(_CONNECTIVE.sub("", sentence, count=1))
+
+
 def _contribution(sentence: str) -> str:
-    """'To address X, we propose Y, a Z' -> 'Y, a Z' (the thing itself, not the ritual)."""
-    lead = _LEAD_IN.match(sentence)
-    if not lead:
-        return sentence
-    return lead.group("rest")
+    """The sentence as a clean statement: 'To address X, we propose Y, a Z.' -> 'Y, a Z.';
+    'In this paper, we study how X.' -> 'We study how X.' (never a fragment like 'to study X')."""
+    we = _WE.search(sentence)
+    if not we or not _DROPPED_PREFIX.match(sentence[: we.start()]):
+        return _without_connective(sentence)
+    statement = _capitalized(sentence[we.start() :])
+    named = _APPOSITIVE.match(statement[3:])
+    if named and _MAKES.match(statement):
+        return named.group("rest")
+    return statement
 
 
 def _name(title: str) -> str | None:
     """The name a title gives its contribution ('BeNice! Closing ...', 'VERA: A ...')."""
-    head = title.split(":", 1)[0].split()
-    return head[0] if head and len(head[0]) >= 3 and not head[0].islower() else None
+    head, colon, _ = title.partition(":")
+    if colon and 0 < len(head.split()) <= 3:
+        return head.strip()
+    first = title.split()[0] if title.split() else ""
+    looks_coined = sum(c.isupper() or c.isdigit() for c in first) >= 2
+    return first.rstrip(",") if looks_coined and len(first) >= 3 else None
+
+
+def _score(sentence: str, name: str | None) -> float:
+    """How plainly a sentence says what the paper does: makes > looks into > finds, more when it
+    names the titled thing, less when it is a later step ('Finally, we ...')."""
+    if _MAKES.search(sentence) or _BY_THE_PAPER.match(sentence):
+        score = 3.0
+    elif _ASKS.search(sentence):
+        score = 2.0
+    elif _FINDS.search(sentence):
+        score = 1.0
+    else:
+        return 0.0
+    if name and name in sentence and score >= 2:
+        score += 2
+    if _ADDED.search(sentence):
+        score -= 1.5
+    return score
 
 
 def _contribution_index(parts: list[str], title: str | None) -> int:
-    """The sentence that states the contribution: one that proposes the titled thing, else the
-    first that proposes something, else the first that shows or studies something, else 0."""
+    """The sentence that states the contribution: the best scored, the earliest among equals,
+    else the first."""
     name = _name(title) if title else None
-    proposing = [i for i, s in enumerate(parts) if _PROPOSES.search(s)]
-    named = [i for i in proposing if name and name in parts[i]]
-    stating = [i for i, s in enumerate(parts) if _STATES_CONTRIBUTION.search(s)]
-    return (named or proposing or stating or [0])[0]
+    scores = [_score(s, name) for s in parts]
+    return max(range(len(parts)), key=lambda i: (scores[i], -i))
+
+
+def _cut(text: str, limit: int) -> str:
+    """The longest start of text that ends at a clause boundary (outside brackets) within limit,
+    closed with a full stop; the text itself when it fits."""
+    if len(text) <= limit:
+        return text
+    ends = [
+        m.start()
+        for m in _CLAUSE_BREAK.finditer(text, 0, limit)
+        if text.count("(", 0, m.start()) == text.count(")", 0, m.start())
+    ]
+    if not ends:
+        return shorten(text, limit)
+    return text[: ends[-1]].rstrip(" ,;:") + "."
+
+
+def _result(parts: list[str]) -> str | None:
+    """The first sentence with a result in numbers, as a clean sentence."""
+    for sentence in parts:
+        if (
+            _RESULT.search(sentence)
+            and any(c.isdigit() for c in sentence)
+            and not _LINK.search(sentence)
+            and sentence.endswith((".", "!"))
+        ):
+            return _without_connective(sentence)
+    return None
 
 
 @functools.lru_cache(maxsize=2048)  # one paper goes to many chats
 def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
     """One or two sentences of the abstract worth reading first: the sentence that states the
-    contribution, plus the first later sentence with a result in numbers when both fit within
-    `limit` characters."""
+    contribution (the next one too when it is thin), plus the first later sentence with a result
+    in numbers when they fit within `limit` characters, cut only at a clause boundary."""
     parts = sentences(abstract)
     if not parts:
         return ""
     index = _contribution_index(parts, title)
-    chosen = _contribution(parts[index])
-    result = next(
-        (s for s in parts[index + 1 :] if _RESULT.search(s) and any(c.isdigit() for c in s)),
-        None,
-    )
-    if result and len(chosen) + 1 + len(result) <= limit:
-        return f"{chosen} {result}"
-    return shorten(chosen, limit)
+    summary = _cut(_contribution(parts[index]), limit)
+    following = parts[index + 1 :]
+    thin = len(summary) < THIN and _MAKES.search(parts[index])
+    if thin and following and not _RESULT.search(following[0]):
+        described = f"{summary} {_without_connective(following[0])}"
+        summary, following = (
+            (described, following[1:]) if len(described) <= limit else (summary, following)
+        )
+    result = _result(following)
+    if result and len(summary) + 1 + len(result) <= limit:
+        return f"{summary} {result}"
+    return summary
