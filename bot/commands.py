@@ -309,8 +309,7 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         lines.append("No listing has arrived yet.")
     else:
         seen = last.seen_at.astimezone(ZoneInfo(chat.timezone))
-        announced = found.last_announcement
-        day = f", announced {announced:%-d %b %Y}" if announced else ""
+        day = f", announced {last.announced:%-d %b %Y}" if last.announced else ""
         lines.append(f"Last listing: {escape(last.name)}, seen {seen:%-d %b %H:%M}{day}")
     return Reply("\n".join(lines))
 

@@ -8,7 +8,7 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from sqlmodel import Session
@@ -39,6 +39,7 @@ class FileReport:
     new: int = 0
     duplicates: int = 0
     error: str | None = None
+    announced: date | None = None  # the latest announcement date the file's papers carry
     new_paper_ids: list[int] = field(default_factory=list)
     updated_paper_ids: list[int] = field(default_factory=list)
 
@@ -155,6 +156,7 @@ def ingest_bytes(
             new=len(new_ids),
             duplicates=duplicates,
             error="; ".join(parsed.problems) or None,
+            announced=max((p.announced for p in parsed.papers if p.announced), default=None),
             new_paper_ids=new_ids,
             updated_paper_ids=updated_ids,
         )
@@ -178,12 +180,9 @@ def _record(
             duplicates=report.duplicates,
             error=report.error,
             seen_at=now,
+            announced=report.announced,
         ),
     )
-
-
-def _file_date(stat_mtime: float) -> date:
-    return datetime.fromtimestamp(stat_mtime, UTC).date()
 
 
 def list_listing_files(paths: Iterable[Path]) -> list[Path]:
@@ -210,15 +209,14 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _read_listing(path: Path) -> tuple[bytes, date] | str:
-    """The file's bytes and its date (the announcement date of listings that carry none), or
-    what went wrong, for a person."""
+def _read_listing(path: Path) -> bytes | str:
+    """The file's bytes, or what went wrong, for a person. A file's own date (its mtime) is not
+    an announcement date: a listing that carries none leaves its papers undated, rather than
+    "announced today" by whenever the file was copied."""
     try:
-        data = path.read_bytes()
-        mtime = path.stat().st_mtime
+        return path.read_bytes()
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
-    return data, _file_date(mtime)
 
 
 def _ingest_path(
@@ -227,9 +225,8 @@ def _ingest_path(
     content = _read_listing(path)
     if isinstance(content, str):
         return FileReport(str(path), "failed", error=content)
-    data, file_date = content
     return ingest_bytes(
-        database, data, path=str(path), file_date=file_date, now=now, retry_failed=retry_failed
+        database, content, path=str(path), file_date=None, now=now, retry_failed=retry_failed
     )
 
 
@@ -305,9 +302,8 @@ def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:
         if isinstance(content, str):
             problems.append(f"{path}: {content}")
             continue
-        data, file_date = content
         try:
-            found += parse_listing(data, source=path.name, file_date=file_date).papers
+            found += parse_listing(content, source=path.name).papers
         except ListingError as error:
             problems.append(f"{path}: {error}")
     return deduplicate(found), problems

@@ -53,6 +53,7 @@ def store_status(database: Database) -> StoreStatus:
 class LastListing:
     name: str  # the file's name (or the feed's address)
     seen_at: datetime
+    announced: date | None  # the announcement it carried (None: the listing has no dates)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,6 @@ class ChatStatus:
     waiting: int  # ledger rows that still wait to go out
     arrived_since_digest: int  # papers stored since the chat's last digest
     last_listing: LastListing | None
-    last_announcement: date | None
 
 
 def chat_status(database: Database, chat: Chat) -> ChatStatus:
@@ -73,8 +73,9 @@ def chat_status(database: Database, chat: Chat) -> ChatStatus:
             filters=len(chats.chat_filters(session, chat_id=chat.id)),
             waiting=waiting(database, chat.id),
             arrived_since_digest=papers.count_papers_since(session, since=chat.last_digest_at),
-            last_listing=LastListing(last.path.rsplit("/", 1)[-1], last.seen_at) if last else None,
-            last_announcement=papers.last_announcement(session),
+            last_listing=LastListing(last.path.rsplit("/", 1)[-1], last.seen_at, last.announced)
+            if last
+            else None,
         )
 
 

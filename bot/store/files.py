@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -23,6 +23,7 @@ class ListingFile:
     duplicates: int
     error: str | None
     seen_at: datetime
+    announced: date | None = None  # the latest announcement date its papers carry
 
 
 def _to_file(row: ListingFileTable) -> ListingFile:
@@ -37,6 +38,7 @@ def _to_file(row: ListingFileTable) -> ListingFile:
         duplicates=row.duplicates,
         error=row.error,
         seen_at=row.seen_at,
+        announced=row.announced,
     )
 
 

@@ -51,6 +51,7 @@ class ListingFileTable(SQLModel, table=True):
     duplicates: int = 0
     error: str | None = Field(default=None, sa_column=Column(Text))
     seen_at: datetime
+    announced: date | None = None  # the latest announcement date among its papers, if any
 
 
 class ChatTable(SQLModel, table=True):

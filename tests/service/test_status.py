@@ -11,7 +11,7 @@ from bot.service import chats, ingest, status, subscriptions
 from bot.service.planning import Planner
 from bot.service.status import LastListing
 from bot.store import Database, deliveries
-from tests.conftest import SEEDS, Clock
+from tests.conftest import ROOT, SEEDS, Clock
 
 SEED_FILES = sorted(SEEDS.iterdir())
 
@@ -60,7 +60,7 @@ def test_store_status_counts_everything(
     assert found == status.StoreStatus(
         papers=37,
         files={"ingested": 3, "failed": 1},
-        last_announcement=date(2026, 12, 3),
+        last_announcement=date(2026, 10, 22),  # the numbered seed's own date (the rest carry none)
         chats={"active": 2, "paused": 1, "inactive": 1},
         filters=3,
         deliveries={"pending": 3},  # chat 1: BeNice! and ElasticKV; chat 2 (paused): one
@@ -74,7 +74,7 @@ def test_store_status_counts_everything(
         "filters": 3,
         "pending_deliveries": 3,
         "deliveries": {"pending": 3},
-        "last_announcement": "2026-12-03",
+        "last_announcement": "2026-10-22",
     }
 
 
@@ -87,7 +87,6 @@ def test_chat_status_before_any_listing(any_database: Database, clock: Clock) ->
         waiting=0,
         arrived_since_digest=0,
         last_listing=None,
-        last_announcement=None,
     )
 
 
@@ -99,10 +98,9 @@ def test_chat_status_after_the_seeds(any_database: Database, clock: Clock) -> No
     chat = chats.enter(any_database, chat_id=1, kind="private", now=clock())
     found = status.chat_status(any_database, chat)
     assert (found.filters, found.waiting, found.arrived_since_digest) == (3, 2, 37)
-    assert found.last_listing == LastListing(
-        SEED_FILES[-1].name, datetime(2026, 10, 22, 12, 3, tzinfo=UTC)
+    assert found.last_listing == LastListing(  # the abstract-only seed: no dates of its own
+        SEED_FILES[-1].name, datetime(2026, 10, 22, 12, 3, tzinfo=UTC), None
     )
-    assert found.last_announcement == date(2026, 12, 3)
 
 
 def test_arrived_since_digest_counts_papers_stored_after_it(
@@ -133,3 +131,21 @@ def test_waiting_counts_pending_and_sending_rows_only(any_database: Database, cl
     assert status.waiting(any_database, 2) == 0
     chats.mark_unreachable(any_database, chat_id=1, reason="blocked")
     assert status.waiting(any_database, 1) == 0
+
+
+def test_a_listing_is_announced_on_its_own_date_not_the_day_it_was_read(
+    any_database: Database, clock: Clock
+) -> None:
+    """A mailing of 20 Jan 2026 read on 22 Oct 2026 was announced on 20 Jan; a listing without
+    dates (the abstract-only seed) announces nothing, whatever its file's time."""
+    follow(any_database, clock, 1, "looped")
+    ingest.ingest_paths(any_database, [ROOT / "tests/data/listings/email.txt"], clock=clock)
+    assert status.store_status(any_database).last_announcement == date(2026, 1, 20)
+    chat = chats.enter(any_database, chat_id=1, kind="private", now=clock())
+    listing = status.chat_status(any_database, chat).last_listing
+    assert listing == LastListing("email.txt", clock(), date(2026, 1, 20))
+    clock.advance(minutes=1)
+    ingest.ingest_paths(any_database, [SEED_FILES[-1]], clock=clock)
+    assert status.store_status(any_database).last_announcement == date(2026, 1, 20)
+    listing = status.chat_status(any_database, chat).last_listing
+    assert listing == LastListing(SEED_FILES[-1].name, clock(), None)
