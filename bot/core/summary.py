@@ -42,7 +42,7 @@ def derive_headline(abstract: str) -> str:
 
 
 TLDR_MAX = 300
-THIN = 60  # a contribution shorter than this ("PREGU (Partial ...).") gets the sentence after it
+THIN = 80  # a contribution shorter than this ("PREGU (Partial ...).") gets the sentence after it
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“])")
 _SUBJECT = (
@@ -58,6 +58,12 @@ _ASKS = re.compile(  # verbs that say what the paper looks into
     _SUBJECT + r"(?:stud|investigat|explor|examin|revisit|address|evaluat|assess|analy[sz]|"
     r"survey|review|provid|attempt|tackl|formali[sz]|deriv|establish|prov|characteri[sz]|"
     r"quantif|conduct|benchmark|compar|focus|mine)\w*\b",
+    re.I,
+)
+_PASSIVE = re.compile(  # 'a new method is presented', 'the authors developed X'
+    r"\b(?:(?:is|are) (?:here )?(?:propos|present|introduc|develop|describ|design)ed|"
+    r"the authors (?:propos|present|introduc|develop|describ|design)\w*|"
+    r"^in this (?:paper|work|study|article)\b)",
     re.I,
 )
 _FINDS = re.compile(_SUBJECT + r"(?:show|demonstrat|find|found|report|observ)\w*\b", re.I)
@@ -81,7 +87,12 @@ _APPOSITIVE = re.compile(  # 'X, a method that ...' / 'X (Y), which ...': the na
     r"\w+ing)\b.+)$",
     re.S,
 )
+_GLUED = re.compile(r"(?<=[a-z)]{2}[.!?])(?=[A-Z][a-z])")  # 'in scenes.Unlike X, ...'
 _CLAUSE_BREAK = re.compile(r"(?:,|;|:| —| -{1,2}) ")
+_PHRASE_BREAK = re.compile(  # where a shorter sentence still stands: before 'to', 'which', ...
+    r" (?=(?:that|which|where|while|whereas|and|to|by|using|via|with|for|in order to) )"
+)
+CUT_MIN = 80  # a cut shorter than this says too little
 _RESULT = re.compile(
     r"\d(?:[\d.,]*)\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
     r"\b(?:outperform|improv|achiev|reduc|speed|accelerat|surpass|faster|state-of-the-art)",
@@ -132,7 +143,7 @@ def _score(sentence: str, name: str | None) -> float:
     names the titled thing, less when it is a later step ('Finally, we ...')."""
     if _MAKES.search(sentence) or _BY_THE_PAPER.match(sentence):
         score = 3.0
-    elif _ASKS.search(sentence):
+    elif _ASKS.search(sentence) or _PASSIVE.search(sentence):
         score = 2.0
     elif _FINDS.search(sentence):
         score = 1.0
@@ -158,14 +169,15 @@ def _cut(text: str, limit: int) -> str:
     closed with a full stop; the text itself when it fits."""
     if len(text) <= limit:
         return text
-    ends = [
-        m.start()
-        for m in _CLAUSE_BREAK.finditer(text, 0, limit)
-        if text.count("(", 0, m.start()) == text.count(")", 0, m.start())
-    ]
-    if not ends:
-        return shorten(text, limit)
-    return text[: ends[-1]].rstrip(" ,;:") + "."
+    for boundary in (_CLAUSE_BREAK, _PHRASE_BREAK):
+        ends = [
+            m.start()
+            for m in boundary.finditer(text, CUT_MIN, limit)
+            if text.count("(", 0, m.start()) <= text.count(")", 0, m.start())  # "1)" opens none
+        ]
+        if ends:
+            return text[: ends[-1]].rstrip(" ,;:") + "."
+    return shorten(text, limit)
 
 
 def _result(parts: list[str]) -> str | None:
@@ -190,9 +202,11 @@ def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
     if not parts:
         return ""
     index = _contribution_index(parts, title)
-    summary = _cut(_contribution(parts[index]), limit)
+    pieces = _GLUED.split(parts[index])  # two sentences the listing ran together
+    chosen = pieces[_contribution_index(pieces, title)]
+    summary = _cut(_contribution(chosen), limit)
     following = parts[index + 1 :]
-    thin = len(summary) < THIN and _MAKES.search(parts[index])
+    thin = len(summary) < THIN and _MAKES.search(chosen)
     if thin and following and not _RESULT.search(following[0]):
         described = f"{summary} {_without_connective(following[0])}"
         summary, following = (
