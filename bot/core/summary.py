@@ -42,11 +42,11 @@ def derive_headline(abstract: str) -> str:
 
 
 TLDR_MAX = 300
-THIN = 80  # a contribution shorter than this ("PREGU (Partial ...).") gets the sentence after it
+THIN = 60  # a contribution shorter than this ("PREGU (Partial ...).") gets the sentence after it
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“])")
 _SUBJECT = (
-    r"\b(?:we|this (?:paper|work|article|study|letter|survey|review|manuscript|thesis proposal|"
+    r"\b(?:we|this (?:[\w-]+ ){0,2}?(?:paper|work|article|study|letter|survey|review|manuscript|"
     r"proposal|report))\s+(?:\w+ly\s+)?(?:(?:also|further|then|first|now)\s+)?"
 )
 _MAKES = re.compile(  # verbs that put something new into the world
@@ -67,7 +67,9 @@ _PASSIVE = re.compile(  # 'a new method is presented', 'the authors developed X'
     re.I,
 )
 _FINDS = re.compile(_SUBJECT + r"(?:show|demonstrat|find|found|report|observ)\w*\b", re.I)
-_BY_THE_PAPER = re.compile(r"^(?:this|our) (?:paper|work|study|survey|manuscript)\b", re.I)
+_BY_THE_PAPER = re.compile(
+    r"^(?:this|our) (?:[\w-]+ ){0,2}?(?:paper|work|study|survey|manuscript|report)\b", re.I
+)
 _ADDED = re.compile(  # a later or lesser step, not the contribution itself
     r"^(?:finally|additionally|in addition|furthermore|moreover|also|further|next|then|"
     r"secondly|lastly)\b|\bwe (?:also|further|then|additionally|finally)\b",
@@ -206,13 +208,12 @@ def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
     chosen = pieces[_contribution_index(pieces, title)]
     summary = _cut(_contribution(chosen), limit)
     following = parts[index + 1 :]
-    thin = len(summary) < THIN and _MAKES.search(chosen)
-    if thin and following and not _RESULT.search(following[0]):
-        described = f"{summary} {_without_connective(following[0])}"
-        summary, following = (
-            (described, following[1:]) if len(described) <= limit else (summary, following)
-        )
     result = _result(following)
+    if len(summary) < THIN and _MAKES.search(chosen) and following:
+        described = f"{summary} {_without_connective(following[0])}"
+        if not _RESULT.search(following[0]) and len(described) <= limit:
+            summary = described  # 'PREGU (Partial ...).' says little: add what it is
+            result = _result(following[1:])
     if result and len(summary) + 1 + len(result) <= limit:
         return f"{summary} {result}"
     return summary
