@@ -77,3 +77,185 @@ def test_sentences_do_not_break_after_decimals_or_abbreviations() -> None:
         "It gains 3.5 points, e.g. on MNIST.",
         "Then it stops.",
     ]
+
+
+REAL_ABSTRACTS = [  # (failure kind, arXiv id, title, abstract, expected TL;DR), from real listings
+    (
+        'lowercase fragment after "we propose"',
+        "2505.21136",
+        "SageAttention2++: A More Efficient Implementation of SageAttention2",
+        (
+            "The efficiency of attention is critical because its time complexity "
+            "grows quadratically with sequence length. SageAttention2 addresses this "
+            "by utilizing quantization to accelerate matrix multiplications (Matmul) "
+            "in attention. To further accelerate SageAttention2, we propose to "
+            "utilize the faster instruction of FP8 Matmul accumulated in FP16. The "
+            "instruction is 2x faster than the FP8 Matmul used in SageAttention2. Our"
+            " experiments show that SageAttention2++ achieves a 3.9x speedup over "
+            "FlashAttention while maintaining the same attention accuracy as "
+            "SageAttention2. This means SageAttention2++ effectively accelerates "
+            "various models, including those for language, image, and video "
+            "generation, with negligible end-to-end metrics loss. The code will be "
+            "available at https://github.com/thu-ml/SageAttention."
+        ),
+        (
+            "We propose to utilize the faster instruction of FP8 Matmul accumulated "
+            "in FP16. The instruction is 2x faster than the FP8 Matmul used in "
+            "SageAttention2."
+        ),
+    ),
+    (
+        "background opening",
+        "2505.20264",
+        "We Need to Measure Data Diversity in NLP -- Better and Broader",
+        (
+            "Although diversity in NLP datasets has received growing attention, the "
+            "question of how to measure it remains largely underexplored. This "
+            "opinion paper examines the conceptual and methodological challenges of "
+            "measuring data diversity and argues that interdisciplinary perspectives "
+            "are essential for developing more fine-grained and valid measures."
+        ),
+        (
+            "This opinion paper examines the conceptual and methodological challenges"
+            " of measuring data diversity and argues that interdisciplinary "
+            "perspectives are essential for developing more fine-grained and valid "
+            "measures."
+        ),
+    ),
+    (
+        "run-together background and a cut mid-sentence",
+        "2506.03192",
+        "Encoding of Demographic and Anatomical Information in Chest X-Ray-based "
+        "Severe Left Ventricular Hypertrophy Classifiers",
+        (
+            "While echocardiography and MRI are clinical standards for evaluating "
+            "cardiac structure, their use is limited by cost and accessibility.We "
+            "introduce a direct classification framework that predicts severe left "
+            "ventricular hypertrophy from chest X-rays, without relying on anatomical"
+            " measurements or demographic inputs. Our approach achieves high AUROC "
+            "and AUPRC, and employs Mutual Information Neural Estimation to quantify "
+            "feature expressivity. This reveals clinically meaningful attribute "
+            "encoding and supports transparent model interpretation."
+        ),
+        (
+            "We introduce a direct classification framework that predicts severe left"
+            " ventricular hypertrophy from chest X-rays, without relying on "
+            "anatomical measurements or demographic inputs."
+        ),
+    ),
+    (
+        "too thin",
+        "2506.08488",
+        "EtiCor++: Towards Understanding Etiquettical Bias in LLMs",
+        (
+            "In recent years, researchers have started analyzing the cultural "
+            "sensitivity of LLMs. In this respect, Etiquettes have been an active "
+            "area of research. Etiquettes are region-specific and are an essential "
+            "part of the culture of a region; hence, it is imperative to make LLMs "
+            "sensitive to etiquettes. However, there needs to be more resources in "
+            "evaluating LLMs for their understanding and bias with regard to "
+            "etiquettes. In this resource paper, we introduce EtiCor++, a corpus of "
+            "etiquettes worldwide. We introduce different tasks for evaluating LLMs "
+            "for knowledge about etiquettes across various regions. Further, we "
+            "introduce various metrics for measuring bias in LLMs. Extensive "
+            "experimentation with LLMs shows inherent bias towards certain regions."
+        ),
+        (
+            "EtiCor++, a corpus of etiquettes worldwide. We introduce different tasks"
+            " for evaluating LLMs for knowledge about etiquettes across various "
+            "regions."
+        ),
+    ),
+    (
+        "a result cut mid-sentence",
+        "2505.20282",
+        "One-shot Entropy Minimization",
+        (
+            "We trained 13,440 large language models and found that entropy "
+            "minimization requires only a single unlabeled data and 10 steps "
+            "optimization to achieve performance improvements comparable to or even "
+            "greater than those obtained using thousands of data and carefully "
+            "designed rewards in rule-based reinforcement learning. This striking "
+            "result may prompt a rethinking of post-training paradigms for large "
+            "language models. Our code is avaliable at "
+            "https://github.com/zitian-gao/one-shot-em."
+        ),
+        (
+            "We trained 13,440 large language models and found that entropy "
+            "minimization requires only a single unlabeled data and 10 steps "
+            "optimization to achieve performance improvements comparable to or even "
+            "greater than those obtained using thousands of data."
+        ),
+    ),
+    (
+        'a dangling "Finally,"',
+        "2505.13429",
+        "Understanding Complexity in VideoQA via Visual Program Generation",
+        (
+            "We propose a data-driven approach to analyzing query complexity in Video"
+            " Question Answering (VideoQA). Previous efforts in benchmark design have"
+            " relied on human expertise to design challenging questions, yet we "
+            "experimentally show that humans struggle to predict which questions are "
+            "difficult for machine learning models. Our automatic approach leverages "
+            "recent advances in code generation for visual question answering, using "
+            "the complexity of generated code as a proxy for question difficulty. We "
+            "demonstrate that this measure correlates significantly better with model"
+            " performance than human estimates. To operationalize this insight, we "
+            "propose an algorithm for estimating question complexity from code. It "
+            "identifies fine-grained primitives that correlate with the hardest "
+            "questions for any given set of models, making it easy to scale to new "
+            "approaches in the future. Finally, to further illustrate the utility of "
+            "our method, we extend it to automatically generate complex questions, "
+            "constructing a new benchmark that is 1.9 times harder than the popular "
+            "NExT-QA."
+        ),
+        (
+            "We propose a data-driven approach to analyzing query complexity in Video"
+            " Question Answering (VideoQA). To further illustrate the utility of our "
+            "method, we extend it to automatically generate complex questions, "
+            "constructing a new benchmark that is 1.9 times harder than the popular "
+            "NExT-QA."
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "arxiv_id", "title", "abstract", "expected"),
+    REAL_ABSTRACTS,
+    ids=[case[1] for case in REAL_ABSTRACTS],
+)
+def test_tldr_of_real_abstracts_states_the_contribution_cleanly(
+    kind: str, arxiv_id: str, title: str, abstract: str, expected: str
+) -> None:
+    summary = tldr(abstract, title)
+    assert summary == expected
+    assert summary[:1].isupper() and not summary.endswith("…") and len(summary) <= 300
+
+
+@pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        (
+            "In this paper, we propose to characterize the signal. It is 4% better.",
+            "We propose to characterize the signal. It is 4% better.",
+        ),
+        (
+            "We propose PREGU (Partial Reasoning Guided by Uncertainty). It stops reasoning "
+            "early when the model is confident. Finally, it is 20% faster.",
+            "We propose PREGU (Partial Reasoning Guided by Uncertainty). It stops reasoning "
+            "early when the model is confident. It is 20% faster.",
+        ),
+        (
+            "Here we propose STFlow, a flow matching model. It scales.",
+            "STFlow, a flow matching model. It scales.",
+        ),
+    ],
+)
+def test_tldr_rewrites_the_ritual_but_never_leaves_a_fragment(abstract: str, expected: str) -> None:
+    assert tldr(abstract) == expected
+
+
+def test_tldr_cuts_a_long_contribution_at_a_clause() -> None:
+    abstract = "We present a method" + ", which helps" * 30 + "."
+    assert tldr(abstract) == "We present a method" + ", which helps" * 21 + "."
