@@ -11,6 +11,7 @@ from bot.core.highlight import Highlight, highlights
 from bot.core.matcher import matches
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, Node, canonical
+from bot.core.summary import tldr
 from bot.service.ingest import papers_from_files
 from bot.store import Database, papers
 
@@ -35,6 +36,7 @@ class Preview:
                     "authors": list(paper.authors),
                     "categories": list(paper.categories),
                     "abstract": paper.abstract,
+                    "tldr": tldr(paper.abstract, paper.title),
                     "highlights": [
                         {
                             "field": h.field,
