@@ -42,6 +42,7 @@ def derive_headline(abstract: str) -> str:
 
 
 TLDR_MAX = 300
+NAMED_WITHIN = 60  # characters after the verb where the titled name counts as its object
 THIN = 60  # a contribution shorter than this ("PREGU (Partial ...).") gets the sentence after it
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[\"“])")
@@ -90,7 +91,8 @@ _APPOSITIVE = re.compile(  # 'X, a method that ...' / 'X (Y), which ...': the na
     re.S,
 )
 _GLUED = re.compile(r"(?<=[a-z)]{2}[.!?])(?=[A-Z][a-z])")  # 'in scenes.Unlike X, ...'
-_CLAUSE_BREAK = re.compile(r"(?:,|;|:| —| -{1,2}) ")
+_STRONG_BREAK = re.compile(r"(?:;|:| —| -{1,2}) ")
+_CLAUSE_BREAK = re.compile(r", ")
 _PHRASE_BREAK = re.compile(  # where a shorter sentence still stands: before 'to', 'which', ...
     r" (?=(?:that|which|where|while|whereas|and|to|by|using|via|with|for|in order to) )"
 )
@@ -143,15 +145,16 @@ def _name(title: str) -> str | None:
 def _score(sentence: str, name: str | None) -> float:
     """How plainly a sentence says what the paper does: makes > looks into > finds, more when it
     names the titled thing, less when it is a later step ('Finally, we ...')."""
-    if _MAKES.search(sentence) or _BY_THE_PAPER.match(sentence):
+    verb = _MAKES.search(sentence) or _BY_THE_PAPER.match(sentence)
+    if verb:
         score = 3.0
-    elif _ASKS.search(sentence) or _PASSIVE.search(sentence):
+    elif verb := _ASKS.search(sentence) or _PASSIVE.search(sentence):
         score = 2.0
     elif _FINDS.search(sentence):
-        score = 1.0
+        return 1.0 - 1.5 * bool(_ADDED.search(sentence))
     else:
         return 0.0
-    if name and name in sentence and score >= 2:
+    if name and name in sentence[verb.end() : verb.end() + NAMED_WITHIN]:  # what it makes
         score += 2
     if _ADDED.search(sentence):
         score -= 1.5
@@ -171,7 +174,7 @@ def _cut(text: str, limit: int) -> str:
     closed with a full stop; the text itself when it fits."""
     if len(text) <= limit:
         return text
-    for boundary in (_CLAUSE_BREAK, _PHRASE_BREAK):
+    for boundary in (_STRONG_BREAK, _CLAUSE_BREAK, _PHRASE_BREAK):
         ends = [
             m.start()
             for m in boundary.finditer(text, CUT_MIN, limit)
