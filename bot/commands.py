@@ -71,9 +71,11 @@ class Command:
     operators_only: bool = False
 
 
-def usage(command: str) -> Reply:
+def usage(command: str, now: str = "") -> Reply:
+    """How to use a command; `now`: the setting's current value, for commands that change one."""
     found = COMMANDS_BY_NAME[command]
-    return Reply(f"Usage: <code>/{found.name} {escape(found.usage)}</code> ({found.help})")
+    line = f"Usage: <code>/{found.name} {escape(found.usage)}</code> ({found.help})"
+    return Reply(f"{now}\n{line}" if now else line)
 
 
 def _bad_filter(bad: BadFilter) -> Reply:
@@ -91,7 +93,9 @@ def _matches_line(recent: RecentMatches, verb: str) -> str:
     lines = [
         f"It {verb} {recent.count} {plural} in the last {recent.days} announcement days, such as:"
     ]
-    return "\n".join(lines + [f"• {escape(t)}" for t in recent.titles])
+    derived = " (headline derived from the abstract)"
+    examples = [f"• {escape(t)}{derived if t in recent.derived else ''}" for t in recent.titles]
+    return "\n".join(lines + examples)
 
 
 # -- the commands: each parses its arguments, calls one use case and renders what happened --------
@@ -116,8 +120,8 @@ async def help_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         "<code>a OR b</code>, <code>a | b</code>: either",
         "<code>-term</code>, <code>NOT term</code>: without it",
         "<code>( ... )</code>: grouping",
-        "<code>ti:</code> <code>abs:</code> <code>au:</code> <code>cat:</code>: title, abstract, "
-        'author, category (<code>ti:"graph neural"</code>, <code>au:Hassani</code>, '
+        "<code>ti:</code> title, <code>abs:</code> abstract, <code>au:</code> author, "
+        '<code>cat:</code> category (<code>ti:"graph neural"</code>, <code>au:Hassani</code>, '
         "<code>cat:cs.*</code>)",
         "Case, accents and plurals do not matter.",
         "",
@@ -174,7 +178,7 @@ def _list_reply(runtime: Runtime, chat_id: int) -> Reply:
     if not listed:
         return Reply('No filters yet. Add one with <code>/subscribe "kv cache"</code>.')
     lines = [
-        f"{n}. <code>{escape(shorten(f.canonical, LISTED_LENGTH))}</code>"
+        f"{n}. <code>{escape(shorten(f.source, LISTED_LENGTH))}</code>"
         for n, f in enumerate(listed, 1)
     ]
     buttons = [[Button(f"Remove {n}", f"remove:{f.id}")] for n, f in enumerate(listed, 1)]
@@ -206,7 +210,7 @@ async def unsubscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
         )
     if not result.removed:
         return Reply("There were no filters to remove.")
-    removed = ", ".join(f"<code>{escape(f.canonical)}</code>" for f in result.removed)
+    removed = ", ".join(f"<code>{escape(f.source)}</code>" for f in result.removed)
     return Reply(f"Removed {removed}.")
 
 
@@ -222,7 +226,7 @@ def _change(runtime: Runtime, chat: Chat, **settings: object) -> Chat:
 async def mode(runtime: Runtime, chat: Chat, args: str) -> Reply:
     choice = args.strip().lower()
     if choice not in ("instant", "digest"):
-        return usage("mode")
+        return usage("mode", f"Mode now: {chat.mode}.")
     chat = _change(runtime, chat, mode=choice)
     if choice == "instant":
         return Reply("Instant: each matching paper comes as soon as its listing arrives.")
@@ -232,7 +236,7 @@ async def mode(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     chosen = parse_digest_time(args)
     if chosen is None:
-        return usage("time")
+        return usage("time", f"Digest time now: {chat.digest_time} ({escape(chat.timezone)}).")
     chat = _change(runtime, chat, digest_time=chosen)
     note = "" if chat.mode == "digest" else " (used in digest mode: /mode digest)"
     return Reply(f"Digest time set to {chosen}; the next at {_next_digest(runtime, chat)}{note}.")
@@ -240,7 +244,7 @@ async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 
 async def timezone(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args.strip():
-        return usage("timezone")
+        return usage("timezone", f"Time zone now: {escape(chat.timezone)}.")
     zone = find_timezone(args)
     if zone is None:
         return Reply(
@@ -297,7 +301,7 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         + ("; PAUSED (/resume)" if chat.paused else ""),
         f"Waiting for you: {plural(found.waiting, 'paper')}",
     ]
-    if chat.mode == "digest" and not chat.paused:
+    if chat.mode == "digest" and not chat.paused and found.filters:
         lines.append(f"Next digest: {_next_digest(runtime, chat)}")
     if found.arrived_since_digest:
         arrived = plural(found.arrived_since_digest, "new paper")
@@ -348,7 +352,9 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     result = subscriptions.import_filters(
         runtime.database, chat_id=chat.id, lines=lines, rules=runtime.rules, now=runtime.clock()
     )
-    text = f"Imported {result.added} filter{'s' if result.added != 1 else ''}."
+    text = f"Imported {plural(result.added, 'filter')}."
+    if result.already:
+        text += f" {plural(result.already, 'line')} you follow already."
     if result.problems:
         count = len(result.problems)
         text += f" {count} line{'s' if count != 1 else ''} not imported:\n"
@@ -459,7 +465,8 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
             runtime.database, chat_id=caller.chat_id, filter_id=int(value)
         )
         reply = _list_reply(runtime, caller.chat_id)
-        reply.text = ("Removed.\n" if removed else "Already removed.\n") + reply.text
+        done = f"Removed <code>{escape(removed.source)}</code>." if removed else "Already removed."
+        reply.text = f"{done}\n{reply.text}"
         return reply
     if action == "stop" and value == "yes":
         chats.forget(runtime.database, chat_id=caller.chat_id)

@@ -24,7 +24,7 @@ ELASTICKV = (
 )
 ADMINS_ONLY = "Only this group's administrators can change its filters and settings."
 UNKNOWN_FIELD = (
-    "That filter does not work: unknown field 'foo:'; use ti:, abs:, au: or cat: at 0.\n"
+    "That filter does not work: unknown field 'foo:'; use ti:, abs:, au: or cat: at 1.\n"
     "<code>foo:bar\n^</code>\n/help shows the syntax with examples."
 )
 
@@ -78,11 +78,14 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
         ("/add", "Usage: <code>/subscribe FILTER</code> (follow a filter)"),
         ("/preview", "Usage: <code>/preview FILTER</code> "
                      "(what a filter matches, without saving it)"),
-        ("/mode sometimes", "Usage: <code>/mode instant|digest</code> "
+        ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest</code> "
                             "(each paper at once, or a daily digest)"),
-        ("/time 25:00", "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
-        ("/time", "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
-        ("/timezone", "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),
+        ("/time 25:00", "Digest time now: 08:00 (UTC).\n"
+                        "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
+        ("/time", "Digest time now: 08:00 (UTC).\n"
+                  "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
+        ("/timezone", "Time zone now: UTC.\n"
+                      "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),
         ("/updates maybe", "Usage: <code>/updates on|off</code> "
                            "(also send new versions of papers)"),
         ("/unsubscribe x", "Usage: <code>/unsubscribe N|all</code> (remove filter N (or all))"),
@@ -101,12 +104,12 @@ async def test_bad_arguments_get_a_usage_line(runtime: Runtime, text: str, expec
         ("/preview foo:bar", UNKNOWN_FIELD),
         (
             "/subscribe a (b OR",
-            "That filter does not work: 'OR' has nothing after it at 5.\n"
+            "That filter does not work: 'OR' has nothing after it at 6.\n"
             "<code>a (b OR\n     ^</code>\n/help shows the syntax with examples.",
         ),
         (
             "/subscribe <b> OR",
-            "That filter does not work: 'OR' has nothing after it at 4.\n"
+            "That filter does not work: 'OR' has nothing after it at 5.\n"
             "<code>&lt;b&gt; OR\n    ^</code>\n/help shows the syntax with examples.",
         ),
         (
@@ -174,7 +177,7 @@ async def test_subscribe_list_and_unsubscribe(runtime: Runtime, clock: Clock) ->
             "/subscribe KV-cache",
             'Filter 1 saved, understood as <code>"kv cache"</code>.\n'
             "It would have matched 2 papers in the last 7 announcement days, such as:\n"
-            f"• {BENICE}\n• {ELASTICKV}",
+            f"• {BENICE}\n• {ELASTICKV} (headline derived from the abstract)",
         ),
         (
             "/add Looped",
@@ -194,9 +197,9 @@ async def test_subscribe_list_and_unsubscribe(runtime: Runtime, clock: Clock) ->
             "Remove one first (/list), or join two with OR.",
         ),
         ("/unsubscribe 4", "There is no filter 4: this chat has 3. See /list."),
-        ("/unsubscribe 1,3", 'Removed <code>"kv cache"</code>, <code>mamba</code>.'),
+        ("/unsubscribe 1,3", "Removed <code>KV-cache</code>, <code>mamba</code>."),
         ("/export", "Your filters, one per line (send them back with /import):\n<pre>Looped</pre>"),
-        ("/remove all", "Removed <code>looped</code>."),
+        ("/remove all", "Removed <code>Looped</code>."),
     ]  # fmt: skip
     for text, expected in steps:
         assert await say(runtime, text) == expected, text
@@ -206,8 +209,8 @@ async def test_list_has_a_remove_button_per_filter(runtime: Runtime) -> None:
     for source in ("KV-cache", "au:Hassani", "R&D"):
         await say(runtime, f"/subscribe {source}")
     assert await handle_text(runtime, Caller(ADA), "/list") == Reply(
-        'Your filters:\n1. <code>"kv cache"</code>\n2. <code>au:hassani</code>\n'
-        '3. <code>"r d"</code>',
+        "Your filters:\n1. <code>KV-cache</code>\n2. <code>au:Hassani</code>\n"
+        "3. <code>R&amp;D</code>",
         [
             [Button("Remove 1", "remove:1")],
             [Button("Remove 2", "remove:2")],
@@ -224,7 +227,8 @@ async def test_the_remove_button(runtime: Runtime) -> None:
     await say(runtime, "/subscribe KV-cache")
     await say(runtime, "/subscribe looped")
     assert await press_button(runtime, Caller(ADA), "remove:1") == Reply(
-        "Removed.\nYour filters:\n1. <code>looped</code>", [[Button("Remove 1", "remove:2")]]
+        "Removed <code>KV-cache</code>.\nYour filters:\n1. <code>looped</code>",
+        [[Button("Remove 1", "remove:2")]],
     )
     assert await press_button(runtime, Caller(ADA), "remove:1") == Reply(
         "Already removed.\nYour filters:\n1. <code>looped</code>",
@@ -234,7 +238,8 @@ async def test_the_remove_button(runtime: Runtime) -> None:
         'Already removed.\nNo filters yet. Add one with <code>/subscribe "kv cache"</code>.'
     )
     assert await press_button(runtime, Caller(ADA), "remove:2") == Reply(
-        'Removed.\nNo filters yet. Add one with <code>/subscribe "kv cache"</code>.'
+        "Removed <code>looped</code>.\n"
+        'No filters yet. Add one with <code>/subscribe "kv cache"</code>.'
     )
 
 
@@ -296,11 +301,11 @@ async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
     await say(runtime, "/subscribe looped")
     text = "/import KV-cache\n\n# mine\nfoo:bar\nlooped\nmamba\ndiffusion"
     assert await say(runtime, text) == (
-        "Imported 2 filters. 2 lines not imported:\n"
-        "line 4: unknown field 'foo:'; use ti:, abs:, au: or cat: at 0: <code>foo:bar</code>\n"
+        "Imported 2 filters. 1 line you follow already. 2 lines not imported:\n"
+        "line 4: unknown field 'foo:'; use ti:, abs:, au: or cat: at 1: <code>foo:bar</code>\n"
         "line 7: not added, this chat is at its limit of 3"
     )
-    assert await say(runtime, "/import looped") == "Imported 0 filters."
+    assert await say(runtime, "/import looped") == "Imported 0 filters. 1 line you follow already."
 
 
 @pytest.mark.parametrize(
@@ -313,7 +318,7 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
     assert admin.asked == 1
     assert await say(runtime, "/status", Caller(GROUP, "group", admin)) == (
         "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\nUpdates: off\n"
-        "Waiting for you: 0 papers\nNext digest: Fri 23 Oct 08:00 (UTC)\n"
+        "Waiting for you: 0 papers\n"  # no filters: no digest to announce
         "Since the last digest: no announcement (no new listing)\nNo listing has arrived yet."
     )
     assert admin.asked == 1  # reading is for everyone: not asked
@@ -333,7 +338,9 @@ async def test_group_admins_manage_and_buttons_ask_too(runtime: Runtime) -> None
     assert [f.source for f in subscriptions.list_filters(runtime.database, chat_id=GROUP)] == [
         "looped"
     ]
-    assert (await press_button(runtime, group_admin, "remove:1")).text.startswith("Removed.\n")
+    assert (await press_button(runtime, group_admin, "remove:1")).text.startswith(
+        "Removed <code>looped</code>.\n"
+    )
     assert admin.asked == 2
 
 

@@ -28,7 +28,8 @@ class InvalidQuery(ValueError):
     """A filter that cannot be used; the message points at the problem, for a person."""
 
     def __init__(self, message: str, position: int | None = None) -> None:
-        super().__init__(message if position is None else f"{message} at {position}")
+        # people count characters from 1: "at 1" is the first (`position` stays an index)
+        super().__init__(message if position is None else f"{message} at {position + 1}")
         self.position = position
 
 

@@ -79,10 +79,12 @@ class RecentMatches:
     count: int
     titles: list[str]
     days: int = RECENT_DAYS
+    derived: frozenset[str] = frozenset()  # titles that are headlines derived from the abstract
 
 
 def recent_matches(database: Database, query: Node) -> RecentMatches:
     with database.session() as session:
         recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
-    titles = [paper.title for _, paper in recent if matches(query, paper)]
-    return RecentMatches(len(titles), titles[:SHOWN_TITLES])
+    shown = [paper for _, paper in recent if matches(query, paper)]
+    derived = frozenset(p.title for p in shown[:SHOWN_TITLES] if p.title_derived)
+    return RecentMatches(len(shown), [p.title for p in shown[:SHOWN_TITLES]], derived=derived)

@@ -109,11 +109,15 @@ def unsubscribe(
     return Unsubscribed(removed)
 
 
-def remove_filter(database: Database, *, chat_id: int, filter_id: int) -> bool:
-    """A remove button: the filter by its id (numbers move as filters go). False when it was
-    gone already."""
+def remove_filter(database: Database, *, chat_id: int, filter_id: int) -> Filter | None:
+    """A remove button: the filter by its id (numbers move as filters go); the filter removed,
+    None when it was gone already."""
     with database.session() as session:
-        return bool(chats.remove_filters(session, chat_id=chat_id, filter_ids=[filter_id]))
+        found = chats.get_filters(session, filter_ids=[filter_id]).get(filter_id)
+        if found is None or found.chat_id != chat_id:
+            return None
+        chats.remove_filters(session, chat_id=chat_id, filter_ids=[filter_id])
+        return found
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class OverLimit:
 class Imported:
     added: int
     problems: list[BadLine | OverLimit] = field(default_factory=list)
+    already: int = 0  # lines the chat follows already (as written, or understood the same)
 
 
 def import_filters(
@@ -140,7 +145,7 @@ def import_filters(
 ) -> Imported:
     """One filter a line (empty lines and #comments skipped); bad lines are reported and the
     good ones kept; a filter the chat follows already is not added twice."""
-    added, problems = 0, list[BadLine | OverLimit]()
+    added, already, problems = 0, 0, list[BadLine | OverLimit]()
     with database.session() as session:
         known = {f.canonical for f in chats.chat_filters(session, chat_id=chat_id)}
         for number, line in enumerate(lines, 1):
@@ -152,6 +157,7 @@ def import_filters(
                 continue
             understood = canonical(query)
             if understood in known:
+                already += 1
                 continue
             if len(known) >= rules.max_per_chat:
                 problems.append(OverLimit(number, rules.max_per_chat))
@@ -159,4 +165,4 @@ def import_filters(
             chats.add_filter(session, chat_id=chat_id, source=line, canonical=understood, now=now)
             known.add(understood)
             added += 1
-    return Imported(added, problems)
+    return Imported(added, problems, already)

@@ -106,8 +106,14 @@ def count_papers(session: Session) -> int:
 
 
 def count_papers_since(session: Session, *, since: datetime) -> int:
-    """Papers first stored after `since`."""
-    statement = select(func.count()).select_from(PaperTable).where(PaperTable.first_seen > since)
+    """New papers first stored after `since` (a replacement announced for a paper never seen
+    before is stored too, but it is not a new paper)."""
+    replaced = [AnnounceType.REPLACE.value, AnnounceType.REPLACE_CROSS.value]
+    statement = (
+        select(func.count())
+        .select_from(PaperTable)
+        .where(PaperTable.first_seen > since, col(PaperTable.announce_type).not_in(replaced))
+    )
     return session.exec(statement).one()
 
 

@@ -3,6 +3,7 @@ updated, counted, the recent announcement days, and the papers planning has not 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -163,3 +164,12 @@ def test_papers_are_unmatched_until_marked_and_again_for_a_newer_version(
         papers.update_paper(session, paper_id=second, paper=paper(2), now=NOW)
         papers.mark_matched(session, paper_ids=[first, third], now=NOW)
         assert papers.unmatched_papers(session, limit=10) == []
+
+
+def test_a_replacement_of_a_paper_never_seen_is_stored_but_not_counted_as_new(
+    any_database: Database,
+) -> None:
+    with any_database.session() as session:
+        insert(session, paper(1), FULL, replace(paper(2), announce_type=AnnounceType.REPLACE_CROSS))
+        assert papers.count_papers(session) == 3
+        assert papers.count_papers_since(session, since=NOW - timedelta(seconds=1)) == 1
