@@ -87,6 +87,11 @@ class Paper:
         return self.link
 
     @property
+    def pdf_url(self) -> str | None:
+        """arXiv's PDF of the paper (its latest version), for arXiv papers."""
+        return f"https://arxiv.org/pdf/{self.arxiv_id}" if self.arxiv_id else None
+
+    @property
     def authors_line(self) -> str:
         """'A, B, C and 1 more' as the listings write it."""
         names = ", ".join(self.authors)

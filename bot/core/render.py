@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 from bot.core.highlight import Highlight
-from bot.core.paper import Paper
+from bot.core.paper import AnnounceType, Paper
 from bot.core.summary import shorten, tldr
 
 MESSAGE_LIMIT = 4096
 AUTHORS_SHOWN = 3
+COMMENTS_SHOWN = 200  # characters of arXiv's comments field ("Accepted at ICLR 2026; code: ...")
 
 
 @dataclass(frozen=True)
@@ -98,19 +99,30 @@ def render_paper(item: Item, abstract_limit: int | None = None) -> str:
     lines = [f"<b>{title}</b>"]
     if paper.title_derived:
         lines[0] += " <i>(headline derived from the abstract)</i>"
-    details = [short_authors(paper), " ".join(paper.categories[:3]), _date(paper)]
+    cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
+    details = [short_authors(paper), " ".join(paper.categories[:3]), cross, _date(paper)]
     lines.append(escape(" · ".join(d for d in details if d)))
     summary = tldr(paper.abstract, paper.title)
     if summary and not paper.title_derived:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
-    why = [_filters_line(item.filters)]
+    if paper.comments:
+        lines.append(f"<i>Comments:</i> {escape(shorten(paper.comments, COMMENTS_SHOWN))}")
+    lines.append("  ·  ".join(w for w in [_filters_line(item.filters), *_links(paper)] if w))
+    if paper.abstract:  # a replacement listed without its abstract: no empty quote
+        abstract = _marked(paper.abstract, item.marks, "abstract", abstract_limit)
+        lines.append(f"<blockquote expandable>{abstract}</blockquote>")
+    return "\n".join(line for line in lines if line)
+
+
+def _links(paper: Paper) -> list[str]:
+    """The abstract page (shown as its address) and, for arXiv papers, the PDF."""
+    links = []
     if paper.abs_url:
         shown = paper.abs_url.removeprefix("https://").removeprefix("http://")
-        why.append(f'<a href="{html.escape(paper.abs_url)}">{escape(shown)}</a>')
-    lines.append("  ·  ".join(w for w in why if w))
-    abstract = _marked(paper.abstract, item.marks, "abstract", abstract_limit)
-    lines.append(f"<blockquote expandable>{abstract}</blockquote>")
-    return "\n".join(line for line in lines if line)
+        links.append(f'<a href="{html.escape(paper.abs_url)}">{escape(shown)}</a>')
+    if paper.pdf_url:
+        links.append(f'<a href="{html.escape(paper.pdf_url)}">PDF</a>')
+    return links
 
 
 def render_fitting(item: Item, budget: int = MESSAGE_LIMIT) -> str:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.core.highlight import Highlight
-from bot.core.paper import Paper
+from bot.core.paper import AnnounceType, Paper
 from bot.core.render import (
     MESSAGE_LIMIT,
     Item,
@@ -86,9 +86,31 @@ def test_a_paper_reads_as_the_design_shows() -> None:
         "22 Oct 2026",
         "<i>TL;DR:</i> BeNice!, a method. It gains 31.4% on &lt;cache&gt; &amp; more.",
         'matched "kv cache" (filter 2)  ·  <a href="https://arxiv.org/abs/2610.00001">'
-        "arxiv.org/abs/2610.00001</a>",
+        'arxiv.org/abs/2610.00001</a>  ·  <a href="https://arxiv.org/pdf/2610.00001">PDF</a>',
         "<blockquote expandable>We propose BeNice!, a method. It gains 31.4% on "
         "<b>&lt;cache&gt;</b> &amp; more.</blockquote>",
+    ]
+
+
+def test_the_card_names_comments_and_cross_lists_and_quotes_no_empty_abstract() -> None:
+    item = Item(
+        paper(
+            abstract="",
+            comments="Accepted at ICLR 2026; code: https://github.com/x/benice",
+            announce_type=AnnounceType.CROSS,
+            version=3,
+        ),
+        [],
+        [MatchedFilter(1, "benice")],
+        is_update=True,
+    )
+    assert render_paper(item).split("\n") == [
+        "<b>Updated (v3): BeNice! Closing the Gap</b>",
+        "Hayden Prairie, Jacob M. Ryan, Taylor Berg-Kirkpatrick and 1 more · cs.LG cs.CL · "
+        "cross-list · 22 Oct 2026",
+        "<i>Comments:</i> Accepted at ICLR 2026; code: https://github.com/x/benice",
+        'matched benice (filter 1)  ·  <a href="https://arxiv.org/abs/2610.00001">'
+        'arxiv.org/abs/2610.00001</a>  ·  <a href="https://arxiv.org/pdf/2610.00001">PDF</a>',
     ]
 
 
@@ -121,7 +143,8 @@ def test_authors_are_shortened_and_plain_text_keeps_the_marks() -> None:
     item = Item(paper(), [Highlight("title", 0, 6), Highlight("abstract", 3, 10)], [])
     plain = to_plain(render_paper(item))
     assert plain.startswith("**BeNice**! Closing the Gap") and "We **propose** BeNice!" in plain
-    assert "<" not in plain.replace("<cache>", "") and "(https://arxiv.org" not in plain
+    assert "<" not in plain.replace("<cache>", "") and "(https://arxiv.org/abs" not in plain
+    assert "PDF (https://arxiv.org/pdf/2610.00001)" in plain  # a terminal shows where it goes
 
 
 LINES = st.lists(
