@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from bot.core.chat import Chat
-from bot.core.render import escape, plural
+from bot.core.render import DIGEST_ABSTRACTS, escape, plural
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.runtime import Runtime
@@ -278,6 +278,19 @@ async def digest(runtime: Runtime, chat: Chat, args: str) -> Reply:
     raise AssertionError("every outcome of /digest is answered")
 
 
+async def layout(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    choice = args.strip().lower()
+    if choice not in ("compact", "full"):
+        return usage("layout", f"Digests now: {chat.digest_style}.")
+    _change(runtime, chat, digest_style=choice)
+    if choice == "compact":
+        return Reply(
+            "Compact digests: each paper at a glance (linked title, authors, TL;DR), the "
+            f"first {DIGEST_ABSTRACTS} with their abstract."
+        )
+    return Reply("Full digests: every paper with its whole card and abstract.")
+
+
 async def pause(runtime: Runtime, chat: Chat, args: str) -> Reply:
     _change(runtime, chat, paused=True)
     return Reply("Paused. Matching papers are kept for you; /resume sends them.")
@@ -397,6 +410,7 @@ COMMANDS: list[Command] = [
     Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
     Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
     Command("digest", "", "send what is waiting now", digest),
+    Command("layout", "compact|full", "digests at a glance, or every card", layout, manages=True),
     Command("pause", "", "hold all alerts", pause, manages=True),
     Command("resume", "", "send alerts again", resume, manages=True),
     Command("status", "", "settings, the last listing, what is waiting", status_),

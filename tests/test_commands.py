@@ -393,3 +393,17 @@ async def test_export_and_import_give_back_the_same_filters(runtime: Runtime) ->
     assert [f.canonical for f in subscriptions.list_filters(runtime.database, chat_id=2)] == [
         "looped AND mamba"
     ]
+
+
+async def test_layout_sets_how_digests_read(runtime: Runtime) -> None:
+    assert await say(runtime, "/layout") == (
+        "Digests now: compact.\n"
+        "Usage: <code>/layout compact|full</code> (digests at a glance, or every card)"
+    )
+    assert await say(runtime, "/layout full") == (
+        "Full digests: every paper with its whole card and abstract."
+    )
+    assert await say(runtime, "/layout") == (
+        "Digests now: full.\n"
+        "Usage: <code>/layout compact|full</code> (digests at a glance, or every card)"
+    )

@@ -22,6 +22,7 @@ class Chat:
     inactive_reason: str | None
     created_at: datetime
     last_digest_at: datetime
+    digest_style: str = "compact"  # compact (each paper at a glance) | full (every card)
 
 
 @dataclass(frozen=True)

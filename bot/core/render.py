@@ -20,6 +20,9 @@ from bot.core.summary import shorten, tldr
 MESSAGE_LIMIT = 4096
 AUTHORS_SHOWN = 3
 COMMENTS_SHOWN = 200  # characters of arXiv's comments field ("Accepted at ICLR 2026; code: ...")
+ENTRY_TLDR = 200  # a compact digest entry's TL;DR: the contribution, cut at a clause
+ENTRY_AUTHORS = 2
+DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers keep their abstract
 
 
 @dataclass(frozen=True)
@@ -177,9 +180,41 @@ def _rank(item: Item) -> tuple[bool, int]:
     return (not any(m.field == "title" for m in item.marks), -len(item.marks))
 
 
-def render_digest(items: Sequence[Item], title: str) -> list[Message]:
+def render_entry(item: Item, *, abstract: bool, budget: int = MESSAGE_LIMIT) -> str:
+    """A paper in a compact digest, read at a glance: its title linked to its abstract page,
+    the first authors, the one-line TL;DR; the abstract in an expandable quote only when asked
+    (the first few of a digest)."""
+    paper = item.paper
+    title = _marked(paper.title, item.marks, "title")
+    if item.is_update:
+        version = f" (v{paper.version})" if paper.version else ""
+        title = f"Updated{version}: {title}"
+    if paper.abs_url:
+        title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
+    cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
+    details = [short_authors(paper, ENTRY_AUTHORS), cross]
+    lines = [f"<b>{title}</b>", escape(" · ".join(d for d in details if d))]
+    summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
+    if summary:
+        lines.append(f"<i>TL;DR:</i> {escape(summary)}")
+    text = "\n".join(line for line in lines if line)
+    if not (abstract and paper.abstract):
+        return text
+    limit = len(paper.abstract)
+    while True:  # the quote shortened until the entry fits its message
+        quote = _marked(paper.abstract, item.marks, "abstract", limit)
+        entry = f"{text}\n<blockquote expandable>{quote}</blockquote>"
+        if size(entry) <= budget or limit == 0:
+            return entry
+        limit = max(limit - (size(entry) - budget) - 20, 0)
+
+
+def render_digest(
+    items: Sequence[Item], title: str, *, compact: bool = True, abstracts: int = DIGEST_ABSTRACTS
+) -> list[Message]:
     """A digest: a count line, then the papers grouped by filter (each paper once, under its
-    first filter), best first, split into messages between papers."""
+    first filter), best first, split into messages between papers. Compact: each paper at a
+    glance, the first `abstracts` papers with their abstract; else every paper's whole card."""
     groups: dict[MatchedFilter | None, list[int]] = {}
     for index, item in enumerate(items):
         first = min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
@@ -193,7 +228,12 @@ def render_digest(items: Sequence[Item], title: str) -> list[Message]:
         name = f"{escape(matched.canonical)} (filter {matched.number})" if matched else "other"
         heading = f"<b>{name}</b>: {plural(len(members), 'paper')}"
         for position, index in enumerate(members):
-            paper = render_fitting(items[index], MESSAGE_LIMIT - size(heading) - 2)
+            budget = MESSAGE_LIMIT - size(heading) - 2
+            if compact:
+                quoted = len(blocks) < abstracts
+                paper = render_entry(items[index], abstract=quoted, budget=budget)
+            else:
+                paper = render_fitting(items[index], budget)
             blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)
             owners.append(index)
     return [Message(m.text, [owners[i] for i in m.items]) for m in pack(blocks, header)]

@@ -183,7 +183,11 @@ class Postman:
             has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
         if rows:
             items = self._items(chat.id, rows)
-            messages = render_digest([item for item, _ in items], digest_title(now.date()))
+            messages = render_digest(
+                [item for item, _ in items],
+                digest_title(now.date()),
+                compact=chat.digest_style == "compact",
+            )
             await self._send_messages(chat.id, messages_with_rows(messages, items), report)
         elif has_filters:
             report.add(await self.send_text(chat.id, empty_digest_line(arrived)))

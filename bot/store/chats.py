@@ -13,7 +13,9 @@ from bot.core.chat import Chat, Filter
 from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FilterTable
 
-CHAT_SETTINGS = frozenset({"mode", "digest_time", "timezone", "updates", "paused", "kind"})
+CHAT_SETTINGS = frozenset(
+    {"mode", "digest_time", "timezone", "updates", "paused", "kind", "digest_style"}
+)
 
 
 def _to_chat(row: ChatTable) -> Chat:

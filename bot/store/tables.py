@@ -68,6 +68,7 @@ class ChatTable(SQLModel, table=True):
     inactive_reason: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime
     last_digest_at: datetime
+    digest_style: str = Field(default="compact", max_length=10)  # compact | full
 
 
 class FilterTable(SQLModel, table=True):

@@ -16,6 +16,7 @@ from bot.core.render import (
     escape,
     render_alert,
     render_digest,
+    render_entry,
     render_paper,
     short_authors,
     size,
@@ -167,3 +168,26 @@ def test_long_replies_split_between_lines_into_valid_messages(lines: list[str]) 
         assert size(part) <= 600 and check_message(part, "HTML") is None, part
     if all(size(line) <= 600 for line in lines):
         assert "\n".join(parts) == text  # nothing lost, nothing cut inside a tag
+
+
+def test_a_compact_entry_is_read_at_a_glance() -> None:
+    item = Item(paper(announce_type=AnnounceType.CROSS), [Highlight("title", 0, 6)], [])
+    assert render_entry(item, abstract=False).split("\n") == [
+        '<b><a href="https://arxiv.org/abs/2610.00001"><u>BeNice</u>! Closing the Gap</a></b>',
+        "Hayden Prairie, Jacob M. Ryan and 2 more · cross-list",
+        "<i>TL;DR:</i> BeNice!, a method. It gains 31.4% on &lt;cache&gt; &amp; more.",
+    ]
+    assert render_entry(item, abstract=True).endswith(
+        "<blockquote expandable>We propose BeNice!, a method. It gains 31.4% on &lt;cache&gt; "
+        "&amp; more.</blockquote>"
+    )
+
+
+def test_a_compact_digest_quotes_only_the_first_abstracts() -> None:
+    batch = [Item(paper(title=f"Paper {n}"), [], [MatchedFilter(1, "a")]) for n in range(8)]
+    compact = render_digest(batch, "Your digest", abstracts=3)
+    full = render_digest(batch, "Your digest", compact=False)
+    assert "".join(m.text for m in compact).count("<blockquote expandable>") == 3
+    assert "".join(m.text for m in full).count("<blockquote expandable>") == 8
+    assert len(compact) == 1 and sorted(compact[0].items) == list(range(8))
+    assert compact[0].text.startswith("<b>Your digest</b>: 8 new papers\n\n<b>a (filter 1)</b>")
