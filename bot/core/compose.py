@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 
 from bot.core.chat import Delivery, Filter
@@ -74,8 +74,15 @@ def messages_with_rows(
     return [(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
 
 
-def digest_title(today: date) -> str:
-    return f"Your digest, {today:%-d %b %Y}"
+def digest_title(today: date, announced: Iterable[date | None] = ()) -> str:
+    """The digest's title names the announcement its papers came from (a digest read a day
+    late, or after a quiet weekend, says which day it covers), else the day it was sent."""
+    days = sorted({day for day in announced if day})
+    if not days:
+        return f"Your digest, {today:%-d %b %Y}"
+    if len(days) == 1:
+        return f"Your digest: the {days[0]:%-d %b %Y} announcement"
+    return f"Your digest: announcements of {days[0]:%-d %b} to {days[-1]:%-d %b %Y}"
 
 
 def empty_digest_line(arrived: int) -> str:

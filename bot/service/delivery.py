@@ -185,7 +185,7 @@ class Postman:
             items = self._items(chat.id, rows)
             messages = render_digest(
                 [item for item, _ in items],
-                digest_title(now.date()),
+                digest_title(now.date(), [item.paper.announced for item, _ in items]),
                 compact=chat.digest_style == "compact",
             )
             await self._send_messages(chat.id, messages_with_rows(messages, items), report)

@@ -118,14 +118,26 @@ def test_each_message_carries_the_rows_of_its_items() -> None:
 
 
 @pytest.mark.parametrize(
-    ("today", "title"),
+    ("today", "announced", "title"),
     [
-        (date(2026, 10, 2), "Your digest, 2 Oct 2026"),
-        (date(2027, 1, 31), "Your digest, 31 Jan 2027"),
+        (date(2026, 10, 2), [], "Your digest, 2 Oct 2026"),
+        (date(2027, 1, 31), [None], "Your digest, 31 Jan 2027"),  # undated listings
+        (
+            date(2026, 10, 22),
+            [date(2026, 1, 20), None],
+            "Your digest: the 20 Jan 2026 announcement",
+        ),
+        (
+            date(2026, 10, 22),
+            [date(2026, 10, 21), date(2026, 10, 19), date(2026, 10, 21)],
+            "Your digest: announcements of 19 Oct to 21 Oct 2026",
+        ),
     ],
 )
-def test_digest_title(today: date, title: str) -> None:
-    assert digest_title(today) == title
+def test_digest_title_names_the_announcement(
+    today: date, announced: list[date | None], title: str
+) -> None:
+    assert digest_title(today, announced) == title
 
 
 @pytest.mark.parametrize(

@@ -250,7 +250,7 @@ async def test_digest_now(post: Post, clock: Clock) -> None:
     assert await post.postman.digest_now(post.chat(HASSANI_CHAT)) == NothingWaiting()
     assert await post.postman.digest_now(post.chat(KV_CHAT)) == DigestSent(2, complete=True)
     [digest] = post.transport.texts(KV_CHAT)
-    assert digest.startswith("<b>Your digest, 22 Oct 2026</b>: 2 new papers\n")
+    assert digest.startswith("<b>Your digest: the 22 Oct 2026 announcement</b>: 2 new papers\n")
     assert titles(digest) == [BENICE, ELASTICKV]
     assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
     assert post.chat(KV_CHAT).last_digest_at == clock()
