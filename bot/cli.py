@@ -17,6 +17,7 @@ from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
 from bot.store import Database, StoreError
+from bot.store.database import DatabaseUrlError, sqlite_folder
 
 if TYPE_CHECKING:
     from bot.sender import Transport
@@ -60,12 +61,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup_logging(verbose: bool) -> None:
+def _setup_logging(verbose: bool, log_file: Path | None = None) -> None:
+    """Logs on stderr; to `log_file` instead, library warnings too, when given."""
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+        handlers=[
+            logging.FileHandler(log_file, encoding="utf-8")
+            if log_file
+            else logging.StreamHandler(sys.stderr)
+        ],
     )
+    logging.captureWarnings(log_file is not None)
     for noisy in ("httpx", "httpcore", "alembic", "apscheduler"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
@@ -150,13 +159,26 @@ def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
+def _console_folder(settings: Settings) -> Path:
+    """Where the console keeps its log and history: next to the database (`data` for PostgreSQL)."""
+    return sqlite_folder(settings.database.url) or Path("data")
+
+
 def _cmd_console(args: argparse.Namespace, settings: Settings, database: Database) -> int:
-    from bot.console import TerminalTransport, run_console
+    from bot.console import TerminalTransport, at_terminal, run_console
     from bot.runtime import Runtime
     from bot.sender import Limits
 
-    runtime = Runtime.build(settings, database, TerminalTransport(sys.stdout), limits=Limits.off())
-    return run_console(runtime, chat_id=args.chat_id)
+    runtime = Runtime.build(settings, database, TerminalTransport(), limits=Limits.off())
+    if not at_terminal():
+        return run_console(runtime, chat_id=args.chat_id)
+    folder = _console_folder(settings)
+    return run_console(
+        runtime,
+        chat_id=args.chat_id,
+        history=folder / "console_history",
+        log_file=folder / "paperbot.log",
+    )
 
 
 def _cmd_run(settings: Settings, database: Database) -> int:
@@ -186,31 +208,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    _setup_logging(args.verbose)
     try:
         settings = load_settings()
+        if args.command == "run":
+            settings.require_token()
     except SettingsError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.command == "run":
-        try:
-            settings.require_token()
-        except SettingsError as error:
-            print(f"paperbot: {error}", file=sys.stderr)
-            return EXIT_USAGE
     try:
-        if args.command == "db":
-            return _cmd_db(args, settings)
-        if args.command == "preview":
-            return _cmd_preview(args, settings)
+        _setup_logging(args.verbose, _log_file(args, settings))
+        return _dispatch(args, settings)
+    except DatabaseUrlError as error:
+        print(f"paperbot: PAPERBOT_DATABASE_URL: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except StoreError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_FAILED
-    try:
-        database = Database.open(settings.database.url)
-    except StoreError as error:
-        print(f"paperbot: {error}", file=sys.stderr)
-        return EXIT_FAILED
+
+
+def _log_file(args: argparse.Namespace, settings: Settings) -> Path | None:
+    """At a terminal the console's screen is the chat: its logs go to a file."""
+    if args.command != "console":
+        return None
+    from bot.console import at_terminal
+
+    return _console_folder(settings) / "paperbot.log" if at_terminal() else None
+
+
+def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "db":
+        return _cmd_db(args, settings)
+    if args.command == "preview":
+        return _cmd_preview(args, settings)
+    database = Database.open(settings.database.url)
     try:
         if args.command == "console":
             return _cmd_console(args, settings, database)

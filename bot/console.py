@@ -1,7 +1,9 @@
 """`paperbot console`: the command layer in a terminal, for one chat, alerts printed as they come.
 
-Interactive: a prompt, and the inbox, deliveries and digests run on their schedule meanwhile.
-Piped: no prompt; every line is a command; at the end of input the pending work is finished.
+At a terminal: a prompt with line editing and history (prompt_toolkit), alerts printed above it,
+and the inbox, deliveries and digests run on their schedule meanwhile; Ctrl-C drops the line,
+Ctrl-D quits. Piped: no prompt; every line is a command, echoed (`> /list`) before its answer; at
+the end of input the pending work is finished.
 """
 
 from __future__ import annotations
@@ -9,43 +11,70 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from pathlib import Path
 from typing import TextIO
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.patch_stdout import patch_stdout
 
 from bot.commands import Button, Caller, Reply, handle_text, press_button
 from bot.core.render import to_plain
 from bot.runtime import Runtime
 
 
+def at_terminal() -> bool:
+    """A person types and reads: the prompt, and logs kept off the screen."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def write(text: str) -> None:
+    """To `sys.stdout` as it is now: while the prompt is up, patch_stdout's proxy, which prints
+    above the prompt instead of into the half-typed line."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 class TerminalTransport:
     """Messages printed as plain text; message ids count up."""
 
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
+    def __init__(self) -> None:
         self.sent = 0
 
     async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
         self.sent += 1
-        self.out.write(("\n" + (to_plain(text) if html else text)).rstrip() + "\n\n")
-        self.out.flush()
+        write(("\n" + (to_plain(text) if html else text)).rstrip() + "\n\n")
         return self.sent
 
 
 class Console:
+    """One chat in the terminal. With a prompt session, lines are typed at a prompt; without,
+    they are read from `stdin` and echoed."""
+
     def __init__(
-        self, runtime: Runtime, *, chat_id: int, stdin: TextIO, out: TextIO, interactive: bool
+        self,
+        runtime: Runtime,
+        *,
+        chat_id: int,
+        stdin: TextIO,
+        prompt: PromptSession[str] | None = None,
+        log_file: Path | None = None,
     ) -> None:
-        self.runtime, self.stdin, self.out, self.interactive = runtime, stdin, out, interactive
+        self.runtime, self.stdin, self.prompt, self.log_file = runtime, stdin, prompt, log_file
         self.caller = Caller(chat_id)
         self.buttons: list[Button] = []
 
+    @property
+    def interactive(self) -> bool:
+        return self.prompt is not None
+
     def show(self, reply: Reply) -> None:
-        self.out.write(to_plain(reply.text) + "\n")
+        lines = [to_plain(reply.text)]
         self.buttons = [button for row in reply.buttons for button in row]
-        for number, button in enumerate(self.buttons, 1):
-            self.out.write(f"  #{number} {button.label}\n")
+        lines += [f"  #{number} {button.label}" for number, button in enumerate(self.buttons, 1)]
         if self.buttons:
-            self.out.write("  (type #N to press a button)\n")
-        self.out.flush()
+            lines.append("  (type #N to press a button)")
+        write("\n".join(lines) + "\n")
 
     async def work(self) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""
@@ -64,12 +93,22 @@ class Console:
             await asyncio.to_thread(self.runtime.scan)
         await self.send_pending()
 
-    async def read_line(self) -> str | None:
-        if self.interactive:
-            self.out.write("> ")
-            self.out.flush()
+    async def read_line(self, prompt: str = "> ") -> str | None:
+        """The next line, None at the end of input (Ctrl-D at the prompt)."""
+        if self.prompt is not None:
+            while True:
+                try:
+                    return await self.prompt.prompt_async(prompt)
+                except KeyboardInterrupt:  # Ctrl-C: the line is dropped, a fresh prompt
+                    continue
+                except EOFError:
+                    return None
         line = await asyncio.to_thread(self.stdin.readline)
-        return line.rstrip("\n") if line else None
+        if not line:
+            return None
+        if line.strip():  # piped: each command echoed, so each answer shows its question
+            write(f"{prompt}{line.rstrip()}\n")
+        return line.rstrip("\n")
 
     async def handle(self, line: str) -> None:
         text = line.strip()
@@ -78,7 +117,7 @@ class Console:
         if text.startswith("#") and text[1:].isdigit():
             number = int(text[1:])
             if not 1 <= number <= len(self.buttons):
-                self.out.write("No such button.\n")
+                write("No such button.\n")
                 return
             self.show(await press_button(self.runtime, self.caller, self.buttons[number - 1].data))
         else:
@@ -94,18 +133,25 @@ class Console:
         if text.strip() != "/import":
             return text
         lines = [text]
-        while (line := await self.read_line()) not in (None, ""):
+        while (line := await self.read_line("... ")) not in (None, ""):
             lines.append(line)
         return "\n".join(lines)
 
     async def run(self) -> int:
+        if self.prompt is None:
+            return await self.converse()
+        with patch_stdout():
+            return await self.converse()
+
+    async def converse(self) -> int:
         resumed = self.runtime.postman.resume()
         if resumed:
-            self.out.write(f"({resumed} messages were in flight at the last stop: resending)\n")
+            write(f"({resumed} messages were in flight at the last stop: resending)\n")
         if self.interactive:
-            self.out.write(
+            logs = f" Logs go to {self.log_file}." if self.log_file else ""
+            write(
                 f"paperbot console, chat {self.caller.chat_id}: /help lists the commands, "
-                "Ctrl-D quits.\n"
+                f"Up/Down recall them, Ctrl-C clears the line, Ctrl-D quits.{logs}\n"
             )
         await self.first_scan()
         ticker = asyncio.create_task(self.tick()) if self.interactive else None
@@ -126,8 +172,22 @@ class Console:
             await self.work()
 
 
-def run_console(runtime: Runtime, *, chat_id: int) -> int:
-    console = Console(
-        runtime, chat_id=chat_id, stdin=sys.stdin, out=sys.stdout, interactive=sys.stdin.isatty()
-    )
-    return asyncio.run(console.run())
+def run_console(
+    runtime: Runtime,
+    *,
+    chat_id: int,
+    history: Path | None = None,
+    log_file: Path | None = None,
+) -> int:
+    """Piped, or at a terminal (see `at_terminal`) with the command history kept in `history`
+    (in memory when None). Ctrl-C outside the prompt, in the middle of a command, stops the
+    console with exit 130 and no traceback."""
+    prompt = None
+    if at_terminal():
+        kept: History = FileHistory(history) if history else InMemoryHistory()
+        prompt = PromptSession[str](history=kept)
+    console = Console(runtime, chat_id=chat_id, stdin=sys.stdin, prompt=prompt, log_file=log_file)
+    try:
+        return asyncio.run(console.run())
+    except KeyboardInterrupt:
+        return 130

@@ -126,6 +126,40 @@ def test_an_unreachable_database_is_one_clear_line(workdir: Path) -> None:
     assert "secret" not in result.stderr and "Traceback" not in result.stderr
 
 
+ALLOWED = "allowed: sqlite:///path, postgresql://user:password@host/database"
+UNUSABLE = "paperbot: PAPERBOT_DATABASE_URL: {}; " + ALLOWED + "\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("mysql://me:secret@db/papers", "mysql://me:***@db/papers: mysql is not supported"),
+        ("nonsense", "not a database URL"),
+        ("postgres://db:port/papers", "not a database URL"),
+        (
+            "postgresql+psycopg2://db/papers",
+            "postgresql+psycopg2://db/papers: the driver psycopg2 is not installed",
+        ),
+    ],
+)
+def test_an_unusable_database_url_is_one_line_and_exit_2(
+    workdir: Path, url: str, problem: str
+) -> None:
+    result = paperbot(workdir, "status", env={"PAPERBOT_DATABASE_URL": url})
+    assert (result.returncode, result.stderr) == (2, UNUSABLE.format(problem))
+
+
+@pytest.mark.parametrize(
+    "command", [["console"], ["ingest", "seeds"], ["db", "upgrade"], ["run"], ["preview", "x"]]
+)
+def test_every_command_refuses_an_unusable_database_url(workdir: Path, command: list[str]) -> None:
+    env = {"PAPERBOT_DATABASE_URL": "mysql://db/papers", "PAPERBOT_TELEGRAM_TOKEN": "1:x"}
+    result = paperbot(workdir, *command, env=env, stdin="/list\n")
+    problem = "mysql://db/papers: mysql is not supported"
+    assert (result.returncode, result.stderr) == (2, UNUSABLE.format(problem))
+    assert result.stdout == "" and not (workdir / "data").exists()
+
+
 def test_preview_kv_cache_from_the_seeds_marks_the_words(workdir: Path) -> None:
     result = paperbot(workdir, "preview", '"kv cache"', "seeds/")
     assert result.returncode == 0, result.stderr
@@ -150,6 +184,7 @@ def test_preview_json_shape_and_no_match(workdir: Path) -> None:
         "categories",
         "abstract",
         "highlights",
+        "tldr",
     }
     assert match["title"] == "When to Follow the Teacher: Advantage-Based On-Policy Distillation"
     cl = json.loads(paperbot(workdir, "preview", "cat:cs.CL", "seeds", "--json").stdout)
@@ -169,6 +204,6 @@ def test_a_bad_filter_is_exit_2_and_points_at_the_problem(workdir: Path) -> None
     result = paperbot(workdir, "preview", 'diffusion "kv cache', "seeds")
     assert result.returncode == 2
     assert result.stderr == (
-        'paperbot: bad filter: unbalanced quote at 10\n  diffusion "kv cache\n            ^\n'
+        'paperbot: bad filter: unbalanced quote at 11\n  diffusion "kv cache\n            ^\n'
     )
     assert paperbot(workdir, "preview", "-self", "seeds").returncode == 2

@@ -27,7 +27,7 @@ def test_subscribe_shows_the_filter_as_understood_and_the_seed_papers(tmp_path: 
     assert "would have matched 2 papers" in result.stdout
     assert "• BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
     assert "• ElasticKV" in result.stdout
-    assert "> " not in result.stdout  # piped: no prompt, no banner
+    assert result.stdout.startswith('> /subscribe "kv cache"\nFilter 1 saved')  # echoed, no banner
 
 
 def test_alerts_are_printed_when_a_listing_arrives(tmp_path: Path) -> None:
@@ -56,49 +56,84 @@ def test_buttons_and_multi_line_import(tmp_path: Path) -> None:
         **SETTLED, "PAPERBOT_INBOX_DIR": "inbox"})  # fmt: skip
     assert result.returncode == 0, result.stderr
     out = result.stdout
+    assert "> /import\n... mamba\n... foo:bar\n... au:Hassani\nImported 2 filters." in out
     assert "Imported 2 filters. 1 line not imported:\nline 2: unknown field" in out
     assert "  #1 Remove 1\n  #2 Remove 2" in out
-    assert "Removed.\nYour filters:\n1. au:hassani" in out
+    assert "> #1\nRemoved mamba.\nYour filters:\n1. au:Hassani" in out
     assert "Your filters, one per line (send them back with /import):\nau:Hassani" in out
     assert out.rstrip().endswith('No filters yet. Add one with /subscribe "kv cache".')
 
 
-def read_until(fd: int, marker: bytes, seconds: float = 30) -> bytes:
-    """What the terminal shows until `marker` appears (or the time is up)."""
+CURSOR_REQUEST, CURSOR_AT = b"\x1b[6n", b"\x1b[1;1R"
+PROMPT_UP = b"\x1b[?2004h"  # prompt_toolkit takes pasted text again: the prompt is drawn
+LEFT, UP, CTRL_C, CTRL_D = b"\x1b[D", b"\x1b[A", b"\x03", b"\x04"
+
+
+def read_until(fd: int, *markers: bytes, seconds: float = 60) -> bytes:
+    """What the terminal shows until the markers have appeared, in this order (or the time is
+    up). Cursor position requests are answered, as a terminal does."""
     seen = b""
     deadline = time.monotonic() + seconds
-    while marker not in seen and time.monotonic() < deadline:
+    while not appeared_in_order(seen, markers) and time.monotonic() < deadline:
         ready, _, _ = select.select([fd], [], [], 0.5)
         if ready:
             try:
-                seen += os.read(fd, 4096)
+                chunk = os.read(fd, 4096)
             except OSError:
                 break
+            seen += chunk
+            if CURSOR_REQUEST in chunk:
+                os.write(fd, CURSOR_AT)
     return seen
 
 
-def test_interactive_console_prompts_answers_and_quits_on_ctrl_d(tmp_path: Path) -> None:
+def appeared_in_order(seen: bytes, markers: tuple[bytes, ...]) -> bool:
+    position = 0
+    for marker in markers:
+        position = seen.find(marker, position)
+        if position < 0:
+            return False
+        position += len(marker)
+    return True
+
+
+def test_interactive_console_edits_recalls_survives_ctrl_c_and_quits_on_ctrl_d(
+    tmp_path: Path,
+) -> None:
     shutil.copytree(SEEDS, tmp_path / "seeds")
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    environment.update(PYTHONPATH=str(ROOT), PAPERBOT_INBOX_SETTLE_SECONDS="0")
+    environment.update(PYTHONPATH=str(ROOT), PAPERBOT_INBOX_SETTLE_SECONDS="0", TERM="xterm")
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
-        stdin=terminal, stdout=terminal, stderr=subprocess.DEVNULL,
+        stdin=terminal, stdout=terminal, stderr=terminal,
     )  # fmt: skip
     os.close(terminal)
+    teacher = b"When to Follow the Teacher"
     try:
-        banner = read_until(controller, b"> ")
-        assert b"paperbot console, chat 1" in banner and banner.endswith(b"> ")
-        os.write(controller, b"/preview au:Hassani\n")
-        answer = read_until(controller, b"\r\n> ")
-        assert b"When to Follow the Teacher" in answer
-        os.write(controller, b"\x04")  # Ctrl-D: end of input
-        assert process.wait(timeout=30) == 0
+        shown = read_until(controller, b"paperbot console, chat 1", PROMPT_UP)
+        assert b"Logs go to data/paperbot.log." in shown
+        os.write(controller, b"/preview au:assani" + LEFT * 6 + b"H\r")  # typed, then mended
+        shown += read_until(controller, teacher, PROMPT_UP)
+        os.write(controller, UP + b"\r")  # the same command again
+        again = read_until(controller, teacher, PROMPT_UP)
+        assert b"au:hassani (not saved" in again
+        os.write(controller, b"/previe" + CTRL_C)  # the line is dropped
+        shown += again + read_until(controller, PROMPT_UP)
+        os.write(controller, b"/list\r")
+        listed = read_until(controller, b"No filters yet", PROMPT_UP)
+        os.write(controller, CTRL_D)
+        assert process.wait(timeout=60) == 0
+        shown += listed + read_until(controller, b"never shown", seconds=1)
     finally:
         if process.poll() is None:
             process.kill()
         os.close(controller)
+    assert b"^[[D" not in shown and b"Unknown command" not in shown
+    assert b"Traceback" not in shown and b"KeyboardInterrupt" not in shown
+    assert b"INFO" not in shown  # the logs are in the file, off the chat
+    assert "INFO bot.runtime: inbox: 3 files" in (tmp_path / "data" / "paperbot.log").read_text()
+    assert "\n+/preview au:Hassani\n" in (tmp_path / "data" / "console_history").read_text()
 
 
 # The bug the one filter parser fixed: with the limit raised, /subscribe accepted a 25-term

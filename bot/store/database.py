@@ -14,9 +14,9 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, event
+from sqlalchemy import URL, Connection, Engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -24,6 +24,13 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 class StoreError(RuntimeError):
     """The database cannot be used as it is; the message says what to do."""
+
+
+class DatabaseUrlError(StoreError):
+    """The URL names no database paperbot can use: unreadable, another kind, a missing driver."""
+
+
+ALLOWED_URLS = "allowed: sqlite:///path, postgresql://user:password@host/database"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -35,15 +42,58 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def database_url(url: str) -> URL:
+    """The URL as SQLAlchemy takes it: `postgres://` and `postgresql://` mean psycopg 3.
+    Anything but SQLite or PostgreSQL with an installed, synchronous driver is refused."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise DatabaseUrlError(f"not a database URL; {ALLOWED_URLS}") from None
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend in ("postgres", "postgresql"):
+        backend, driver = "postgresql", driver or "psycopg"
+        parsed = parsed.set(drivername=f"postgresql+{driver}")
+    problem = _driver_problem(parsed, backend, driver)
+    if problem:
+        shown = parsed.render_as_string(hide_password=True)
+        raise DatabaseUrlError(f"{shown}: {problem}; {ALLOWED_URLS}")
+    return parsed
+
+
+def _driver_problem(parsed: URL, backend: str, driver: str) -> str | None:
+    if backend not in ("sqlite", "postgresql"):
+        return f"{backend} is not supported"
+    try:
+        dialect = parsed.get_dialect()
+    except ArgumentError:
+        return f"no such driver {driver}"
+    if dialect.is_async:
+        return f"the driver {driver} is asynchronous, not supported"
+    try:
+        dialect.import_dbapi()
+    except ImportError:
+        return f"the driver {driver} is not installed"
+    return None
+
+
+def sqlite_folder(url: str) -> Path | None:
+    """The folder of a SQLite database file; None for PostgreSQL or a database in memory."""
+    parsed = database_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database).parent
+
+
 def create_database_engine(url: str) -> Engine:
-    parsed = make_url(url)
+    """An engine for the URL (see `database_url`; `DatabaseUrlError` if it is unusable)."""
+    parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False})
+        engine = create_engine(parsed, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(parsed, pool_pre_ping=True)
 
 
 def _alembic_config(engine: Engine) -> Config:

@@ -11,7 +11,13 @@ from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
 from bot.store import Database, StoreError
-from bot.store.database import create_database_engine, current_revision, head_revision
+from bot.store.database import (
+    DatabaseUrlError,
+    create_database_engine,
+    current_revision,
+    database_url,
+    head_revision,
+)
 from bot.store.papers import count_papers
 from tests.conftest import POSTGRES_URL, _reset_postgres
 
@@ -32,6 +38,57 @@ def test_sqlite_is_upgraded_on_first_use_with_wal(tmp_path: Path) -> None:
     with database.session() as session:
         assert count_papers(session) == 0
     database.close()
+
+
+ALLOWED = "allowed: sqlite:///path, postgresql://user:password@host/database"
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "mysql://me:secret@db/papers",
+            f"mysql://me:***@db/papers: mysql is not supported; {ALLOWED}",
+        ),
+        ("nonsense", f"not a database URL; {ALLOWED}"),
+        ("", f"not a database URL; {ALLOWED}"),
+        ("postgresql://db:port/papers", f"not a database URL; {ALLOWED}"),
+        (
+            "postgresql+psycopg2://db/papers",
+            f"postgresql+psycopg2://db/papers: the driver psycopg2 is not installed; {ALLOWED}",
+        ),
+        (
+            "postgres+asyncpg://db/papers",
+            f"postgresql+asyncpg://db/papers: the driver asyncpg is asynchronous, not supported; "
+            f"{ALLOWED}",
+        ),
+        ("sqlite+nope:///x.db", f"sqlite+nope:///x.db: no such driver nope; {ALLOWED}"),
+    ],
+)
+def test_an_unusable_url_says_what_is_allowed(url: str, message: str) -> None:
+    for use in (Database.open, Database.upgrade):
+        with pytest.raises(DatabaseUrlError) as raised:
+            use(url)
+        assert str(raised.value) == message
+    assert isinstance(raised.value, StoreError)
+
+
+@pytest.mark.parametrize(
+    ("url", "understood"),
+    [
+        ("postgres://me:secret@db/papers", "postgresql+psycopg://me:secret@db/papers"),
+        ("postgresql://db/papers", "postgresql+psycopg://db/papers"),
+        ("postgresql+psycopg://db:5433/papers", "postgresql+psycopg://db:5433/papers"),
+        ("sqlite:///data/paperbot.db", "sqlite:///data/paperbot.db"),
+        ("sqlite://", "sqlite://"),
+    ],
+)
+def test_postgres_spellings_mean_psycopg_3(url: str, understood: str) -> None:
+    assert database_url(url).render_as_string(hide_password=False) == understood
+    if url.startswith("postgres"):  # no connection is made until the engine is used
+        engine = create_database_engine(url)
+        assert engine.url.render_as_string(hide_password=False) == understood
+        engine.dispose()
 
 
 def test_postgres_behind_the_code_asks_for_db_upgrade() -> None:
