@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.core.analysis import fold_category, tokens
 from bot.core.paper import Paper
-from bot.core.query import And, Category, Node, Not, Or, Phrase, Prefix, Word
+from bot.core.query import And, Category, Node, Not, Or, Phrase, PhrasePrefix, Prefix, Word
 
 
 def _field_token_lists(paper: Paper, fields: tuple[str, ...]) -> list[list]:
@@ -47,4 +47,10 @@ def matches(node: Node, paper: Paper) -> bool:
             size = len(node.terms)
             if any(tuple(terms[i : i + size]) == node.terms for i in range(len(terms))):
                 return True
+        if isinstance(node, PhrasePrefix):
+            size = len(node.terms)
+            for i in range(len(analysed) - size):
+                full = [t.term for t in analysed[i : i + size]]
+                if tuple(full) == node.terms and analysed[i + size].folded.startswith(node.prefix):
+                    return True
     return False

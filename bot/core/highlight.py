@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.core.analysis import Token, tokens
 from bot.core.paper import Paper
-from bot.core.query import Category, Node, Prefix, Word, leaves
+from bot.core.query import Category, Node, PhrasePrefix, Prefix, Word, leaves
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,12 @@ def highlights(query: Node, paper: Paper) -> list[Highlight]:
                 spans += [(t.start, t.end) for t in analysed if t.term == leaf.term]
             elif isinstance(leaf, Prefix):
                 spans += [(t.start, t.end) for t in analysed if t.folded.startswith(leaf.prefix)]
+            elif isinstance(leaf, PhrasePrefix):
+                size = len(leaf.terms)  # the full words, then the one the prefix starts
+                for i in range(len(terms) - size):
+                    starts = analysed[i + size].folded.startswith(leaf.prefix)
+                    if starts and tuple(terms[i : i + size]) == leaf.terms:
+                        spans += _phrase_spans(text, analysed[i : i + size + 1])
             else:
                 size = len(leaf.terms)
                 for i in range(len(terms) - size + 1):

@@ -3,6 +3,7 @@
     diffusion models        both words, in title or abstract (AND is implicit)
     "language model"        the phrase (hyphens and spaces alike)
     distill*                any word starting with distill
+    fine-tun*               a phrase whose last word starts with tun ("fine tun*" alike)
     a OR b, a | b           either
     -term, NOT term         without it
     ( ... )                 grouping
@@ -69,6 +70,17 @@ class Prefix:
 
 
 @dataclass(frozen=True)
+class PhrasePrefix:
+    """Words in order whose last only starts with `prefix`: fine-tun*, "large language mod*"."""
+
+    terms: tuple[str, ...]  # the full words (folded, singular), one or more
+    prefix: str  # the last word's start (folded, not singular)
+    fields: tuple[str, ...]
+    position: int
+    shown: str  # every word as the user wrote it, folded: "fine tun"
+
+
+@dataclass(frozen=True)
 class Category:
     value: str  # folded: cs.lg, or cs. for cat:cs.* / cat:cs
     is_prefix: bool
@@ -93,7 +105,7 @@ class Not:
     position: int
 
 
-Leaf = Word | Phrase | Prefix | Category
+Leaf = Word | Phrase | Prefix | PhrasePrefix | Category
 Node = Leaf | And | Or | Not
 
 
@@ -258,13 +270,9 @@ def _leaf(lexeme: _Lexeme) -> Leaf:
     fields = (lexeme.field,) if lexeme.field else TEXT_FIELDS
     text = lexeme.text
     if lexeme.kind == "TERM" and text.endswith("*"):
-        stem = text.rstrip("*")
-        words = [fold_word(w) for w in analysis_words(stem)]
-        if len(words) != 1 or len(stem) != len(text) - 1 or not stem[-1:].isalnum():
-            raise InvalidQuery(f"'{text}': '*' ends one word, like distill*", position)
-        if len(words[0]) < 2:
-            raise InvalidQuery(f"'{text}': a prefix needs at least two letters", position)
-        return Prefix(words[0], fields, position)
+        return _prefix(text, fields, position)
+    if lexeme.kind == "PHRASE" and text.rstrip().endswith("*"):
+        return _prefix(text.strip(), fields, position)
     words = analysis_words(text)
     if not words:
         what = "empty phrase" if lexeme.kind == "PHRASE" else f"nothing to search for in '{text}'"
@@ -273,6 +281,22 @@ def _leaf(lexeme: _Lexeme) -> Leaf:
     if len(words) == 1:
         return Word(singular(fold_word(words[0])), fields, position, shown)
     return Phrase(tuple(singular(fold_word(w)) for w in words), fields, position, shown)
+
+
+def _prefix(text: str, fields: tuple[str, ...], position: int) -> Prefix | PhrasePrefix:
+    """A word ending in '*' (distill*), or words joined by hyphens or spaces whose last ends in
+    it (fine-tun*, "large language mod*"): the last word is a prefix of two letters or more."""
+    stem = text[:-1]
+    words = [fold_word(w) for w in analysis_words(stem)]
+    if not words or "*" in stem or not stem[-1].isalnum():
+        raise InvalidQuery(f"'{text}': '*' ends one word, like distill* or fine-tun*", position)
+    if len(words[-1]) < 2:
+        which = f" ('{words[-1]}*' has one)" if len(words) > 1 else ""
+        raise InvalidQuery(f"'{text}': a prefix needs at least two letters{which}", position)
+    if len(words) == 1:
+        return Prefix(words[0], fields, position)
+    terms = tuple(singular(w) for w in words[:-1])
+    return PhrasePrefix(terms, words[-1], fields, position, " ".join(words))
 
 
 def _category(text: str, position: int) -> Category:
@@ -322,13 +346,15 @@ _FIELD_PREFIX = {("title",): "ti:", ("abstract",): "abs:", ("author",): "au:", T
 
 
 def canonical(node: Node) -> str:
-    """How the filter was understood: `"kv cache" AND distill*`."""
+    """How the filter was understood: `"kv cache" AND distill*`, `"fine tun*"`."""
     if isinstance(node, Word):
         return _FIELD_PREFIX[node.fields] + node.shown
     if isinstance(node, Phrase):
         return _FIELD_PREFIX[node.fields] + '"' + node.shown + '"'
     if isinstance(node, Prefix):
         return _FIELD_PREFIX[node.fields] + node.prefix + "*"
+    if isinstance(node, PhrasePrefix):
+        return _FIELD_PREFIX[node.fields] + '"' + node.shown + '*"'
     if isinstance(node, Category):
         return "cat:" + (node.value + "*" if node.is_prefix else node.value)
     if isinstance(node, Not):

@@ -123,6 +123,16 @@ def test_kinds_number_the_posting_dicts_from_zero() -> None:
         ("distill*", None, [(TEXT_PREFIX, "distill")]),
         ("ti:distill*", None, [(TEXT_PREFIX, "distill")]),
         ("au:lee*", None, [(AUTHOR_PREFIX, "lee")]),
+        # A phrase ending in a prefix: its full words as a phrase's, never the prefix.
+        ("fine-tun*", {"fine": 0.3}, [(TEXT_TERM, "fine")]),
+        ("ti:fine-tun*", None, [(TITLE_TERM, "fine")]),
+        ("au:lee-ch*", None, [(AUTHOR_TERM, "lee")]),
+        (
+            '"deep neural network mod*"',
+            {"deep": 0.3, "neural": 0.2, "network": 0.01},
+            [(TEXT_PAIR, "neural network")],
+        ),
+        ("large-language-mod*", None, [(TEXT_PAIR, "large language")]),
         ("cat:cs.LG", None, [(CATEGORY, "cs.lg")]),
         ("cat:math", None, [(CATEGORY, "math"), (CATEGORY, "math.")]),
         # A category is common: a rare word is chosen over it.
@@ -153,6 +163,7 @@ def test_cost_of_a_rare_word_is_below_a_common_one() -> None:
         ('"alpha beta gamma"', False),  # found through one pair
         ("distill*", True),
         ("ti:distill*", False),  # probed in the whole text
+        ("fine-tun*", False),  # the prefix is left to check
         ("cat:math", True),
         ("alpha beta", False),
         ("alpha OR beta", False),

@@ -33,6 +33,14 @@ def marked(source: str) -> list[tuple[str, str]]:
         ("loop", [("abstract", "loops")]),
         # a prefix marks every word it starts
         ("distill*", [("abstract", "distillation"), ("abstract", "distilled")]),
+        # a phrase ending in a prefix is one span, over all its words
+        (
+            "kv-cach*",
+            [("title", "KV-Cache"), ("abstract", "KV cache"), ("abstract", "KV")]
+            + [("abstract", "caches")],
+        ),
+        ("ti:kv-cache-sh*", [("title", "KV-Cache Sharing")]),
+        ('"distilled mod*"', [("abstract", "distilled models")]),
         # a phrase across a hyphen or a space is one span; other characters between: a span a word
         (
             '"kv cache"',

@@ -75,6 +75,41 @@ def test_seed_matches(source: str, titles: list[str]) -> None:
     assert titles_matching(source) == titles
 
 
+def small_paper(title: str, abstract: str = "") -> Paper:
+    return Paper(title=title, abstract=abstract, source="test", authors=("Lee Chen",))
+
+
+@pytest.mark.parametrize(
+    ("source", "paper", "expected"),
+    [
+        ("fine-tun*", small_paper("Fine-Tuning Language Models"), True),
+        ("fine-tun*", small_paper("", "a model fine tuned on code"), True),
+        ("fine-tun*", small_paper("Fine-Tunes"), True),
+        ("fine-tun*", small_paper("fine"), False),
+        ("fine-tun*", small_paper("tuning"), False),
+        ("fine-tun*", small_paper("tuning fine"), False),
+        ("fine-tun*", small_paper("fine models, tuning"), False),
+        ("fine-tun*", small_paper("fine", "tuning"), False),  # not across fields
+        ("ti:fine-tun*", small_paper("", "fine-tuning"), False),
+        ("abs:fine-tun*", small_paper("", "fine-tuning"), True),
+        ('"large language mod*"', small_paper("Large Language Modelling"), True),
+        ('"large language mod*"', small_paper("large models of language"), False),
+        # the prefix reads the word as written: caches starts with cache (its term is cach)
+        ("kv-cache*", small_paper("KV-caches"), True),
+        ("kv-caches*", small_paper("KV-cache"), False),
+        # full words fold plurals, as in a phrase
+        ("model-distill*", small_paper("models distillation"), True),
+        ("au:lee-ch*", small_paper(""), True),
+        ("au:chen-le*", small_paper(""), False),
+    ],
+)
+def test_phrase_prefix_matches(source: str, paper: Paper, expected: bool) -> None:
+    index = FilterIndex()
+    index.add(1, parse_query(source))
+    assert index.match([paper]) == [[1] if expected else []]
+    assert reference_matcher.matches(parse_query(source), paper) is expected
+
+
 def test_distillation_papers_mention_self_distillation() -> None:
     assert len(titles_matching("distill*")) == 2
     assert titles_matching("distill* self") == titles_matching("distill*")
@@ -155,9 +190,15 @@ leaf = st.one_of(
     word,
     word.map(lambda w: f"{w[:3]}*" if len(w) > 2 else w),
     st.lists(word, min_size=2, max_size=3).map(lambda ws: '"' + " ".join(ws) + '"'),
+    # a phrase whose last word is a prefix: cut short, or whole (caches* is no term's prefix)
+    st.tuples(st.lists(word, min_size=1, max_size=2), word, st.booleans()).map(
+        lambda parts: "-".join(parts[0]) + "-" + (parts[1][:3] if parts[2] else parts[1]) + "*"
+    ),
+    st.lists(word, min_size=2, max_size=3).map(lambda ws: '"' + " ".join(ws)[:-1] + '*"'),
     st.tuples(st.sampled_from(["ti:", "abs:", "au:"]), word).map("".join),
     st.sampled_from(
         ["au:Hassani", 'au:"Ann Lee"', "cat:cs.LG", "cat:cs.*", "cat:math", "cat:hep-th", "au:lee*"]
+        + ["au:ann-le*", "au:lee-mod*", "ti:kv-cach*", "abs:self-distill*"]
     ),
 )
 query = st.recursive(

@@ -2,7 +2,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.query import InvalidQuery, QueryLimits, canonical, parse_query
+from bot.core.query import (
+    TEXT_FIELDS,
+    InvalidQuery,
+    Leaf,
+    PhrasePrefix,
+    Prefix,
+    QueryLimits,
+    canonical,
+    leaves,
+    parse_query,
+)
 
 
 @pytest.mark.parametrize(
@@ -23,6 +33,15 @@ from bot.core.query import InvalidQuery, QueryLimits, canonical, parse_query
         ("cat:cs.*", "cat:cs.*"),
         ("cat:hep-th", "cat:hep-th"),
         ("diffusion AND models", "diffusion AND models"),
+        # a '*' after hyphenated words: a phrase whose last word is a prefix
+        ("fine-tun*", '"fine tun*"'),
+        ("Pre-Train* models", '"pre train*" AND models'),
+        ("ti:fine-tun*", 'ti:"fine tun*"'),
+        ("au:Lee-Ch*", 'au:"lee ch*"'),
+        ('"large language mod*"', '"large language mod*"'),
+        ('"Large-Language Models-distill*"', '"large language models distill*"'),
+        ('"distill*"', "distill*"),
+        ("multi-agent* -survey", '"multi agent*" AND -survey'),
     ],
 )
 def test_canonical_form(source: str, understood: str) -> None:
@@ -49,6 +68,11 @@ def test_canonical_form(source: str, understood: str) -> None:
         ("ti: x", "'ti:' needs a word or a quoted phrase at 1"),
         ("d*", "a prefix needs at least two letters at 1"),
         ("dis*till*", "'*' ends one word"),
+        ("fine-t*", "'fine-t*': a prefix needs at least two letters ('t*' has one) at 1"),
+        ('a "large language m*"', "a prefix needs at least two letters ('m*' has one) at 3"),
+        ("fine-*", "'fine-*': '*' ends one word, like distill* or fine-tun* at 1"),
+        ("fine-tun**", "'*' ends one word"),
+        ('"fine *"', "'*' ends one word"),
         ("cat:cs..LG", "is not a category"),
         ("$$", "nothing to search for in '$$' at 1"),
     ],
@@ -57,6 +81,25 @@ def test_errors_point_at_the_problem(source: str, message: str) -> None:
     with pytest.raises(InvalidQuery) as error:
         parse_query(source)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("source", "leaf"),
+    [
+        ("fine-tun*", PhrasePrefix(("fine",), "tun", TEXT_FIELDS, 0, "fine tun")),
+        # full words are terms (singular), the last word a folded prefix (as written)
+        (
+            '"Language Models Distill*"',
+            PhrasePrefix(
+                ("language", "model"), "distill", TEXT_FIELDS, 0, "language models distill"
+            ),
+        ),
+        ("x ti:pre-train*", PhrasePrefix(("pre",), "train", ("title",), 2, "pre train")),
+        ("distill*", Prefix("distill", TEXT_FIELDS, 0)),
+    ],
+)
+def test_a_star_after_hyphenated_words_is_a_phrase_prefix(source: str, leaf: Leaf) -> None:
+    assert leaves(parse_query(source))[-1] == (leaf, True)
 
 
 def test_limits_are_settings() -> None:

@@ -1,7 +1,9 @@
 """Anchors: the terms a paper must hold for a filter to have a chance, chosen as cheaply as can be.
 
 A filter's anchors are a set of (kind, key) pairs at least one of which every paper it matches
-holds: a word's term, the rarest adjacent pair of a phrase, a prefix, a category key. An AND
+holds: a word's term, the rarest adjacent pair of a phrase, a prefix, a category key. A phrase
+whose last word is a prefix (fine-tun*) is anchored as the phrase of its full words would be (a
+lone full word: its term), never on the prefix. An AND
 needs the anchors of one of its parts (the cheapest), an OR needs those of all its parts, a NOT
 gives none (the filter is then checked against every paper). The cost of a choice is the share
 of papers it is expected to bring as candidates, from the term frequencies of recent papers.
@@ -24,6 +26,7 @@ from bot.core.matcher.program import (
     CategoryTest,
     NotTest,
     NoWords,
+    PhrasePrefixTest,
     PhraseTest,
     PrefixTest,
     Program,
@@ -76,14 +79,17 @@ PAIR_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_pair}
 PREFIX_KINDS = {kind.fields: kind for kind in AnchorKind if kind.is_prefix}
 
 Anchor = tuple[AnchorKind, str]
-Leaf = WordTest | PhraseTest | PrefixTest | CategoryTest
+Leaf = WordTest | PhraseTest | PrefixTest | PhrasePrefixTest | CategoryTest
 
 
 def leaf_anchors(leaf: Leaf, frequency: Mapping[str, float]) -> list[Anchor]:
     """A leaf's anchors: one per field set it is looked up in (text, authors), or its category
-    keys; a phrase is anchored on the adjacent pair whose rarer word is rarest."""
+    keys; a phrase is anchored on the adjacent pair whose rarer word is rarest, a phrase ending
+    in a prefix on its full words alike (on the term of a lone one)."""
     if isinstance(leaf, WordTest):
         return _field_anchors(leaf.fields, leaf.term, TERM_KINDS)
+    if isinstance(leaf, PhrasePrefixTest) and len(leaf.terms) == 1:
+        return _field_anchors(leaf.fields, leaf.terms[0], TERM_KINDS)
     if isinstance(leaf, CategoryTest):
         return [(AnchorKind.CATEGORY, key) for key in leaf.keys]
     if isinstance(leaf, PrefixTest):
@@ -148,7 +154,7 @@ def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor]
     Of several choices the cheapest."""
     # (isinstance with tuples, commonest first: a union type is slower to test against, and
     # anchoring a million filters runs this a few million times)
-    if isinstance(program, (WordTest, PhraseTest, PrefixTest, CategoryTest)):
+    if isinstance(program, (WordTest, PhraseTest, PrefixTest, CategoryTest, PhrasePrefixTest)):
         return leaf_anchors(program, frequency)
     if isinstance(program, (AllWords, WordsBut)):
         fields, words = program.fields, program.words

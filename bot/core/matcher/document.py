@@ -3,15 +3,18 @@
 Words are matched as terms (folded, singular), phrases as adjacent pairs of terms (and then in
 order), prefixes against the folded words, categories against their keys. Each is kept per field
 set and indexed by field bits (TITLE, ABSTRACT, TEXT, AUTHOR), so the hot path reads them without
-a dictionary lookup. A Document is a value: built once from a paper and never changed afterwards;
-what a match learns about it (the prefixes found in it) lives in the index's per-match `Probe`.
+a dictionary lookup. A phrase whose last word is a prefix (fine-tun*) needs the folded words in
+order, which no other test does: the texts are kept, and read again only where its full words
+stand and a word starts with its prefix. A Document is a value: built once from a paper and
+never changed afterwards; what a match learns about it (the prefixes found in it) lives in the
+index's per-match `Probe`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from bot.core.analysis import analyse_words, fold_category
+from bot.core.analysis import analyse_words, fold_category, fold_word, words
 from bot.core.paper import Paper
 
 # Field bits: a compiled leaf's fields, and the index into a Document's per-field tuples
@@ -33,12 +36,13 @@ class Document:
     """A paper's terms, adjacent term pairs, folded words and term sequences per field set,
     and its category keys."""
 
-    __slots__ = ("terms", "pairs", "folded", "sequences", "categories")
+    __slots__ = ("terms", "pairs", "folded", "sequences", "texts", "categories")
 
     terms: tuple[frozenset[str], ...]  # per field bits: the terms (words match these)
     pairs: tuple[frozenset[str], ...]  # per field bits: adjacent terms as "a b"
     folded: tuple[frozenset[str], ...]  # per field bits: folded words (prefixes match these)
     sequences: tuple[tuple[tuple[str, ...], ...], ...]  # per field bits: terms in order
+    texts: tuple[tuple[str, ...], ...]  # per field bits: the texts the sequences come from
     categories: frozenset[str]  # each category, and each of its prefixes up to a dot
 
     def __init__(self, paper: Paper) -> None:
@@ -55,6 +59,9 @@ class Document:
         author_terms = frozenset([t for name in authors for t in name])
         none: frozenset[str] = frozenset()
         self.sequences = ((), (title,), (abstract,), (title, abstract), tuple(authors))
+        self.texts = (
+            (), (paper.title,), (paper.abstract,), (paper.title, paper.abstract), paper.authors,
+        )  # fmt: skip
         self.terms = (
             none, title_terms, abstract_terms, title_terms | abstract_terms, author_terms,
         )  # fmt: skip
@@ -101,6 +108,40 @@ class Document:
 
     def has_prefix(self, fields: int, prefix: str) -> bool:
         return any(word.startswith(prefix) for word in self.folded[fields])
+
+    def has_phrase_prefix(self, fields: int, phrase: tuple[str, ...], prefix: str) -> bool:
+        """The phrase's terms in order, then a word whose folded form starts with the prefix.
+        Sets first (the terms, or the pairs of a longer phrase, and the prefix), then the term
+        sequences; a text's folded words are found again only where the terms stand."""
+        size = len(phrase)
+        if size == 1:
+            if phrase[0] not in self.terms[fields]:
+                return False
+        elif not self.pairs[fields].issuperset(pairs_of(phrase)):
+            return False
+        if not self.has_prefix(fields, prefix):
+            return False
+        for number, sequence in enumerate(self.sequences[fields]):
+            folded: tuple[str, ...] | None = None
+            start = 0
+            while True:
+                try:
+                    i = sequence.index(phrase[0], start)
+                except ValueError:
+                    break
+                if i + size >= len(sequence):
+                    break
+                if sequence[i : i + size] == phrase:
+                    if folded is None:
+                        folded = self.folded_words(fields, number)
+                    if folded[i + size].startswith(prefix):
+                        return True
+                start = i + 1
+        return False
+
+    def folded_words(self, fields: int, number: int) -> tuple[str, ...]:
+        """The folded words in order of the number-th text of the fields (as `sequences`)."""
+        return tuple(map(fold_word, words(self.texts[fields][number])))
 
 
 def pairs_of(sequence: Sequence[str]) -> frozenset[str]:

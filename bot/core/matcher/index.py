@@ -56,7 +56,7 @@ class Probe(Document):
 
     def __init__(self, doc: Document) -> None:  # the paper is analysed already: no super()
         self.terms, self.pairs, self.folded = doc.terms, doc.pairs, doc.folded
-        self.sequences, self.categories = doc.sequences, doc.categories
+        self.sequences, self.texts, self.categories = doc.sequences, doc.texts, doc.categories
         self.prefixes: list[dict[str, bool]] = [{}, {}, {}, {}, {}]  # per field bits
 
     def has_prefix(self, fields: int, prefix: str) -> bool:
