@@ -136,6 +136,39 @@ def test_interactive_console_edits_recalls_survives_ctrl_c_and_quits_on_ctrl_d(
     assert "\n+/preview au:Hassani\n" in (tmp_path / "data" / "console_history").read_text()
 
 
+def test_an_alert_arrives_while_the_prompt_waits(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment.update(PYTHONPATH=str(ROOT), TERM="xterm", **SETTLED)
+    environment.update(PAPERBOT_INBOX_DIR="inbox", PAPERBOT_INBOX_SCAN_SECONDS="1")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
+        stdin=terminal, stdout=terminal, stderr=terminal,
+    )  # fmt: skip
+    os.close(terminal)
+    try:
+        read_until(controller, b"Ctrl-D quits", PROMPT_UP)
+        os.write(controller, b'/subscribe "kv cache"\r')
+        read_until(controller, b"Filter 1 saved", PROMPT_UP)
+        os.write(controller, b"/mode instant\r")
+        read_until(controller, b"Instant", PROMPT_UP)
+        os.write(controller, b"/sta")  # half typed when the alert comes
+        seed = SEEDS / "002_fdf517bcef682927.txt"
+        shutil.copy(seed, tmp_path / "inbox")
+        os.utime(tmp_path / "inbox" / seed.name, (0, 0))
+        alert = read_until(controller, b"BeNice! Closing Looping", PROMPT_UP, b"/sta")
+        assert appeared_in_order(alert, (b"BeNice! Closing Looping", PROMPT_UP, b"/sta"))
+        os.write(controller, b"tus\r")  # the line was kept: /status runs
+        assert b"Waiting for you" in read_until(controller, b"Waiting for you", PROMPT_UP)
+        os.write(controller, CTRL_D)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+
+
 # The bug the one filter parser fixed: with the limit raised, /subscribe accepted a 25-term
 # filter and the planner (parsing with the default 20) refused it, so it never matched.
 TWENTY_FIVE_TERMS = " OR ".join(["looped", *(f"qz{n}" for n in range(24))])
