@@ -394,6 +394,7 @@ def test_matching_leaves_the_document_unchanged() -> None:
     index = FilterIndex()
     for number, source in enumerate(
         ["distill*", "au:lee*", "ti:self* model", '"kv cache"', "cat:cs.* model", "kv -self"]
+        + ["self-distil*", '"language mod*"']
     ):
         index.add(number, parse_query(source))
     for paper in seed_papers():
