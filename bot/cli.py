@@ -16,8 +16,7 @@ from bot.core.query import InvalidQuery
 from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
-from bot.store import Database, StoreError
-from bot.store.database import DatabaseUrlError, sqlite_folder
+from bot.store import Database, DatabaseUrlError, StoreError
 
 if TYPE_CHECKING:
     from bot.sender import Transport
@@ -161,7 +160,7 @@ def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
 
 def _console_folder(settings: Settings) -> Path:
     """Where the console keeps its log and history: next to the database (`data` for PostgreSQL)."""
-    return sqlite_folder(settings.database.url) or Path("data")
+    return Database.folder(settings.database.url) or Path("data")
 
 
 def _cmd_console(args: argparse.Namespace, settings: Settings, database: Database) -> int:

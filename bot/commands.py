@@ -116,7 +116,8 @@ async def help_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         "<b>Filters</b> (like arXiv search):",
         "<code>diffusion models</code>: both words, in title or abstract",
         '<code>"language model"</code>: the phrase (KV-cache = "kv cache")',
-        "<code>distill*</code>: words starting with distill",
+        "<code>distill*</code>: words starting with distill; <code>fine-tun*</code>: fine-tuning, "
+        "fine-tuned",
         "<code>a OR b</code>, <code>a | b</code>: either",
         "<code>-term</code>, <code>NOT term</code>: without it",
         "<code>( ... )</code>: grouping",

@@ -153,6 +153,12 @@ class Database:
         return cls(engine)
 
     @staticmethod
+    def folder(url: str) -> Path | None:
+        """Where a SQLite database's file lives (the console keeps its history and log
+        beside it); None for PostgreSQL or a database in memory."""
+        return sqlite_folder(url)
+
+    @staticmethod
     def upgrade(url: str) -> tuple[str | None, str | None]:
         """`paperbot db upgrade`: every pending migration applied; (revision before, after)."""
         engine = create_database_engine(url)
