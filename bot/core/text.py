@@ -7,11 +7,15 @@ readable Unicode line; `fold_key` turns text into the comparison key used for id
 from __future__ import annotations
 
 import html
+import logging
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc import latexwalker
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from pylatexenc.macrospec import LatexContextDb, MacroSpec
 
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _HTML_HINT = re.compile(
@@ -21,22 +25,174 @@ _BLOCK_TAG = re.compile(r"<(?:/p|br\s*/?|/div|/li|/h\d)\s*>", re.I)
 _WHITESPACE = re.compile(r"\s+")
 # The TeX that abstracts and titles carry, converted span by span (much faster than feeding the
 # whole text to pylatexenc, and a bare % or & in plain prose cannot swallow the rest of the text).
+# A group holds groups three deep: \underline{\textbf{M}}.
+_GROUP = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
 _TEX_SPAN = re.compile(
-    r"""
-      \$\$[^$]+?\$\$                                  # display math
-    | \$[^$\n]+?\$                                   # inline math
-    | \{\\(?:em|it|bf|sl|sc|tt|rm)\s[^{}]*\}          # {\em text}
-    | \{?\\[a-zA-Z]+\*?(?:\[[^\]{}]*\])?(?:\{[^{}]*\})*\}?   # \macro[opt]{arg}{arg}
-    | \{?\\[^a-zA-Z\s](?:\{\\?[a-zA-Z]\}|[a-zA-Z])?\}?  # accents \"o \"{o} {\"o}, escapes \% \&
+    rf"""
+      \$\$[^$]+?\$\$ | \\\[.+?\\\]                        # display math
+    | \$[^$\n]+?\$ | \\\(.+?\\\)                          # inline math
+    | (?=\{{\\){_GROUP}                                   # {{\em text}}, {{\"o}}
+    | \\[a-zA-Z]+\*?(?:\[[^\]{{}}]*\])?(?:{_GROUP})*      # \macro[opt]{{arg}}{{arg}}
+    | \\[^a-zA-Z\s()\[\]](?:\{{\\?[a-zA-Z]\}}|[a-zA-Z])?  # accents \"o \"{{o}}, escapes \% \&
+    | ``|(?<=\S)''|(?<![-!<])---?(?![->])                # TeX quotes and dashes
+    | (?:(?<=[^\W\d_])|(?<=[.,;:)\]}}]))~(?=\S)           # a tie (vs.~SISO); (~10%) stays
     """,
     re.X,
 )
-_TEX_HINT = re.compile(r"[\\$]")
+_TEX_HINT = re.compile(r"[\\$`~]|--|''")
 _BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
-_LATEX = LatexNodes2Text(math_mode="with-delimiters", strict_latex_spaces=False)
 # Operator names pylatexenc would glue to their neighbours ($\kappa\log m$ -> "κlogm").
 _OPERATOR = re.compile(r"\\(log|ln|exp|min|max|sup|inf|lim|sin|cos|tan|det|arg|Pr)(?![a-zA-Z])")
-_MATH_PADDING = re.compile(r"^(\$+)\s*(.*?)\s*(\$+)$", re.S)
+_SINGLE_QUOTED = re.compile(r"`([^`'\n]{1,80})'(?![\w'])")
+_URL_ESCAPE = re.compile(r"\\([%#&_~$])")
+_SUPERSCRIPT = str.maketrans("0123456789+-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻")
+_POWER = re.compile(r"\^([-+−]?\d+)")
+# Macros whose argument is plain text: math holding only these ($\textit{...}$) is text.
+_TEXT_MACROS = frozenset(
+    [
+        "text",
+        "textit",
+        "textbf",
+        "textrm",
+        "textsf",
+        "texttt",
+        "textsc",
+        "emph",
+        "underline",
+        "href",
+        "url",
+        "hyperlink",
+    ]
+)
+
+
+class _ReadableText(LatexNodes2Text):  # type: ignore[misc]  # pylatexenc ships no type hints
+    """pylatexenc's converter, writing math the project's way: math with letters stays between
+    dollars ($α>1$), math without letters is plain text (3×, 90%, R³)."""
+
+    def math_node_to_text(self, node: Any) -> str:
+        content = fold_whitespace(super().math_node_to_text(node))
+        if _holds_only_text(node.nodelist) or not any(c.isalpha() for c in content):
+            return _POWER.sub(lambda m: _superscript(m.group(1)), content)
+        return f"${content}$"
+
+
+def _holds_only_text(nodes: list[Any]) -> bool:
+    """Math that only wraps text macros ($\\textit{perceptual updating}$, $\\href{...}{here}$)."""
+    macros = [n for n in nodes if n.isNodeType(latexwalker.LatexMacroNode)]
+    others = [n for n in nodes if n not in macros and n.latex_verbatim().strip()]
+    return bool(macros) and not others and all(n.macroname in _TEXT_MACROS for n in macros)
+
+
+def _argument_source(node: Any, index: int) -> str:
+    """An argument as typed, for addresses: \\url{https://x.org/~me_2} keeps its ~ and _."""
+    arguments = node.nodeargd.argnlist if node.nodeargd else []
+    if index >= len(arguments) or arguments[index] is None:
+        return ""
+    return _URL_ESCAPE.sub(r"\1", arguments[index].latex_verbatim().strip("{} "))
+
+
+def _argument_text(node: Any, l2tobj: LatexNodes2Text, index: int) -> str:
+    """An argument as text, or "" when the source was cut before it (\\footnote{... unclosed)."""
+    arguments = node.nodeargd.argnlist if node.nodeargd else []
+    if index >= len(arguments) or arguments[index] is None:
+        return ""
+    return str(l2tobj.nodelist_to_text([arguments[index]])).strip()
+
+
+def _link_to_text(node: Any, l2tobj: LatexNodes2Text) -> str:
+    """\\href{url}{text}: the text, then the address unless the text already is it."""
+    address = _argument_source(node, 0)
+    text = _argument_text(node, l2tobj, 1)
+    if not text or text.rstrip("/").endswith(address.split("://")[-1].rstrip("/")):
+        return address
+    return f"{text} ({address})" if address else text
+
+
+def _footnote_to_text(node: Any, l2tobj: LatexNodes2Text) -> str:
+    text = _argument_text(node, l2tobj, 1)  # \\footnote[mark]{text}
+    return f" ({text})" if text else " "
+
+
+def _unicode_to_text(node: Any) -> str:
+    """\\unicode{x2014} (MathJax) -> —."""
+    try:
+        return chr(int(_argument_source(node, 0).lstrip("xU+"), 16))
+    except ValueError:
+        return ""
+
+
+def _walker_context() -> LatexContextDb:
+    """What the parser must know to give these macros their arguments."""
+    context = latexwalker.get_default_latex_context_db()
+    one_argument = ["texttt", "textsuperscript", "bm", "boldsymbol", "unicode", "color", "url"]
+    context.add_context_category(
+        "paperbot",
+        prepend=True,
+        macros=[MacroSpec("href", "{{"), MacroSpec("hyperlink", "{{")]
+        + [MacroSpec(name, "{") for name in one_argument],
+    )
+    return context
+
+
+def _text_context() -> LatexContextDb:
+    """How these macros read; an unknown macro (an author's \\method) keeps its name."""
+    context = get_default_latex_context_db()
+    replacements = {"eg": "e.g.", "ie": "i.e.", "deg": "°", "Diamond": "◇", "Box": "□"}
+    switches = [
+        "tt",
+        "em",
+        "it",
+        "bf",
+        "sc",
+        "sl",
+        "rm",
+        "large",
+        "Large",
+        "small",
+        "left",
+        "right",
+        "color",
+    ]
+    context.add_context_category(
+        "paperbot",
+        prepend=True,
+        macros=[
+            MacroTextSpec("href", simplify_repl=_link_to_text),
+            MacroTextSpec("hyperlink", simplify_repl=_link_to_text),
+            MacroTextSpec("url", simplify_repl=lambda n: _argument_source(n, 0)),
+            MacroTextSpec("unicode", simplify_repl=_unicode_to_text),
+            MacroTextSpec("footnote", simplify_repl=_footnote_to_text),
+            MacroTextSpec(
+                "textsuperscript",
+                simplify_repl=lambda n, l2tobj: _superscript(l2tobj.node_arg_to_text(n, 0)),
+            ),
+            *(MacroTextSpec(name, discard=False) for name in ("texttt", "bm", "boldsymbol")),
+            *(MacroTextSpec(name, simplify_repl=text) for name, text in replacements.items()),
+            *(MacroTextSpec(name, discard=True) for name in switches),
+        ],
+    )
+    context.set_unknown_macro_spec(
+        MacroTextSpec("", simplify_repl=lambda n: n.macroname + n.macro_post_space)
+    )
+    return context
+
+
+@lru_cache(maxsize=1)
+def _converter() -> tuple[_ReadableText, LatexContextDb]:
+    # pylatexenc logs a warning for each macro it cannot fill in: our input's problem, handled by
+    # keeping the source (see _tex_span_to_text), and not the user's to read on the console.
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+    converter = _ReadableText(
+        latex_context=_text_context(), math_mode="text", strict_latex_spaces=False
+    )
+    return converter, _walker_context()
+
+
+def _superscript(text: str) -> str:
+    """2 -> ², -1 -> ⁻¹; anything else keeps its caret (^st)."""
+    raised = text.translate(_SUPERSCRIPT)
+    return raised if raised != text and all(c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻" for c in raised) else f"^{text}"
 
 
 def strip_html(text: str) -> str:
@@ -55,24 +211,26 @@ def strip_html(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _tex_span_to_text(span: str) -> str:
+    converter, parser_context = _converter()
     try:
         source = _OPERATOR.sub(r" \1 ", _BARE_SPECIAL.sub(r"\\\1", span))
-        converted = _LATEX.latex_to_text(source)
+        converted = converter.latex_to_text(source, latex_context=parser_context)
     except Exception:  # pylatexenc raises assorted errors on odd input; keep the source then
         return span
-    converted = fold_whitespace(converted.replace("\xa0", " "))
-    return _MATH_PADDING.sub(r"\1\2\3", converted)
+    if "%s" in converted and "%s" not in span:  # a macro cut off before its arguments (\frac)
+        converted = converted.replace("%s", "")
+    return _WHITESPACE.sub(" ", converted.replace("\xa0", " "))  # clean_text trims the line
 
 
 def tex_to_unicode(text: str) -> str:
-    """Accents and common macros to Unicode (`Sch\\"on` -> Schön, `\\emph{x}` -> x); math kept
-    readable between its dollars ($α>1$)."""
+    """Accents and common macros to Unicode (`Sch\\"on` -> Schön, `\\emph{x}` -> x), TeX quotes
+    and dashes to typography; math with letters kept readable between its dollars ($α>1$)."""
     if not _TEX_HINT.search(text):
         return text
     text = _TEX_SPAN.sub(lambda m: _tex_span_to_text(m.group(0)), text)
     if "{" in text or "}" in text:
         text = _strip_grouping_braces(text)
-    return text.replace("~", " ")
+    return _SINGLE_QUOTED.sub("‘\\1’", text)
 
 
 def _strip_grouping_braces(text: str) -> str:

@@ -23,8 +23,69 @@ def test_clean_text(raw: str, clean: str) -> None:
     assert clean_text(raw) == clean
 
 
+# Real arXiv abstracts (2025-05/06 listings), cut to the TeX that came out wrong before.
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        (
+            "Code and data available $\\href{https://github.com/yukw777/tglg}{here}$",
+            "Code and data available here (https://github.com/yukw777/tglg)",
+        ),
+        (
+            "Our code is available at \\href{https://github.com/BIT-DA/ABS}{https://github.com/BIT-DA/ABS}.",
+            "Our code is available at https://github.com/BIT-DA/ABS.",
+        ),
+        (
+            "at: https://www.iitp.ac.in/~ai-nlp-ml/resources.html",
+            "at: https://www.iitp.ac.in/~ai-nlp-ml/resources.html",
+        ),
+        ("released at \\url{https://x.org/~me/a_b\\%20c}", "released at https://x.org/~me/a_b%20c"),
+        ("\\underline{\\textbf{M}}ixture of \\underline{\\textbf{E}}xperts", "Mixture of Experts"),
+        ("\\textit{a}, \\texttt{b}, \\textsc{c}, \\emph{d}", "a, b, c, d"),
+        ("a score of \\(\\ge0.97\\)", "a score of ≥0.97"),
+        ("based on \\(N\\)-dimensional Gaussians", "based on $N$-dimensional Gaussians"),
+        ("over {\\bf 2\\(\\times\\)} speedup", "over 2× speedup"),
+        ("ranks \\(1^{\\text{st}}\\) in all metrics", "ranks $1^st$ in all metrics"),
+        ("the improved PDE: \\[ u=\\nabla v \\]", "the improved PDE: $u=∇ v$"),
+        ("a $\\Diamond_{\\Delta}$ operator", "a $◇_Δ$ operator"),
+        ("exclude ``uncertain whales'', individuals", "exclude “uncertain whales”, individuals"),
+        ("Vocal feedback (e.g., `mhm', `yeah')", "Vocal feedback (e.g., ‘mhm’, ‘yeah’)"),
+        ("entities -- useful; method--direct; x---y", "entities – useful; method–direct; x—y"),
+        ("SIMO vs.~SISO, a (~10% absolute) gain", "SIMO vs. SISO, a (~10% absolute) gain"),
+        ("$60\\times$ faster, $90\\%$ of $1,405$", "60× faster, 90% of 1,405"),
+        ("we propose D$^3$ and R$^{3}$, at $10^{-3}$", "we propose D³ and R³, at 10⁻³"),
+        ("($+$18% on average) and ($<$5%)", "(+18% on average) and (<5%)"),
+        ("$\\textit{perceptual updating}$ and $\\mathrm{m}^2$", "perceptual updating and $m^2$"),
+        ("label$\\unicode{x2014}$shared by all", "label—shared by all"),
+        ("the \\textbf{MC\\textsuperscript{2}} benchmark", "the MC² benchmark"),
+        ("immersive 360{\\deg} content", "immersive 360° content"),
+        ("We propose \\method, which", "We propose method, which"),
+        (
+            "effectiveness\\footnote{Our code is at https://x.org/a.",
+            "effectiveness Our code is at https://x.org/a.",
+        ),
+        ("APIs\\footnote{We use tools}. Taking", "APIs (We use tools). Taking"),
+        (
+            "ratio, \\(\\frac{\\eta_E}{\\eta_W} \\propto \\frac{\\sigma}{x}\\), mitigates",
+            "ratio, $η_E/η_W∝σ/x$, mitigates",
+        ),
+    ],
+)
+def test_tex_from_real_abstracts(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
 def test_tex_that_pylatexenc_cannot_read_is_kept() -> None:
-    assert "text" in tex_to_unicode("\\href{http://x}{text}")
+    assert tex_to_unicode("\\verb|x|") == "\\verb|x|"
+
+
+def test_a_macro_cut_before_its_arguments_leaves_no_placeholder() -> None:
+    assert clean_text("a \\frac b") == "a / b"
+
+
+def test_pylatexenc_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    clean_text("\\underline and \\frac{x} \\href{y}")
+    assert not caplog.records
 
 
 def test_plain_text_is_untouched_by_tex_and_html() -> None:
