@@ -76,6 +76,9 @@ def _setup_logging(verbose: bool, log_file: Path | None = None) -> None:
     logging.captureWarnings(log_file is not None)
     for noisy in ("httpx", "httpcore", "alembic", "apscheduler"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # pylatexenc warns about each macro it cannot fill in: a listing's problem that the text
+    # module handles (it keeps the source), not an operator's or a console user's to read.
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
 
 def _print_json(document: object) -> None:

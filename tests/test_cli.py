@@ -207,3 +207,15 @@ def test_a_bad_filter_is_exit_2_and_points_at_the_problem(workdir: Path) -> None
         'paperbot: bad filter: unbalanced quote at 11\n  diffusion "kv cache\n            ^\n'
     )
     assert paperbot(workdir, "preview", "-self", "seeds").returncode == 2
+
+
+def test_tex_the_text_module_cannot_fill_in_is_not_logged(tmp_path: Path) -> None:
+    """pylatexenc warns about a macro cut short; paperbot keeps the text, so nobody is told."""
+    listing = (ROOT / "tests/data/listings/numbered.txt").read_text()
+    broken = listing.replace(
+        "Constructing accurate", "\\underline and \\frac{x} \\href{y} Constructing"
+    )
+    (tmp_path / "broken_tex.txt").write_text(broken)
+    result = paperbot(tmp_path, "ingest", "broken_tex.txt")
+    assert result.returncode == 0, result.stderr
+    assert "pylatexenc" not in result.stderr and "WARNING" not in result.stderr

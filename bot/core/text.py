@@ -7,7 +7,6 @@ readable Unicode line; `fold_key` turns text into the comparison key used for id
 from __future__ import annotations
 
 import html
-import logging
 import re
 import unicodedata
 from functools import lru_cache
@@ -180,9 +179,6 @@ def _text_context() -> LatexContextDb:
 
 @lru_cache(maxsize=1)
 def _converter() -> tuple[_ReadableText, LatexContextDb]:
-    # pylatexenc logs a warning for each macro it cannot fill in: our input's problem, handled by
-    # keeping the source (see _tex_span_to_text), and not the user's to read on the console.
-    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
     converter = _ReadableText(
         latex_context=_text_context(), math_mode="text", strict_latex_spaces=False
     )

@@ -83,11 +83,6 @@ def test_a_macro_cut_before_its_arguments_leaves_no_placeholder() -> None:
     assert clean_text("a \\frac b") == "a / b"
 
 
-def test_pylatexenc_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
-    clean_text("\\underline and \\frac{x} \\href{y}")
-    assert not caplog.records
-
-
 def test_plain_text_is_untouched_by_tex_and_html() -> None:
     text = "A plain abstract: 50 percent of 3 < 4 cases"
     assert tex_to_unicode(text) == text
