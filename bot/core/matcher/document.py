@@ -12,7 +12,7 @@ index's per-match `Probe`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from bot.core.analysis import analyse_words, fold_category, fold_word, words
 from bot.core.paper import Paper
@@ -94,7 +94,7 @@ class Document:
             return f"{phrase[0]} {phrase[1]}" in pairs
         if not pairs.issuperset(pairs_of(phrase)):
             return False  # a pair of it is missing; otherwise find the words in order
-        for sequence in self.sequences[fields]:
+        for sequence in self.sequences[fields]:  # a plain loop: phrases of 3+ words are common
             start = 0
             while True:
                 try:
@@ -123,25 +123,29 @@ class Document:
             return False
         for number, sequence in enumerate(self.sequences[fields]):
             folded: tuple[str, ...] | None = None
-            start = 0
-            while True:
-                try:
-                    i = sequence.index(phrase[0], start)
-                except ValueError:
-                    break
-                if i + size >= len(sequence):
-                    break
-                if sequence[i : i + size] == phrase:
-                    if folded is None:
+            for i in positions(sequence, phrase[0]):
+                if i + size < len(sequence) and sequence[i : i + size] == phrase:
+                    if folded is None:  # the words as written, only once the terms are found
                         folded = self.folded_words(fields, number)
                     if folded[i + size].startswith(prefix):
                         return True
-                start = i + 1
         return False
 
     def folded_words(self, fields: int, number: int) -> tuple[str, ...]:
         """The folded words in order of the number-th text of the fields (as `sequences`)."""
         return tuple(map(fold_word, words(self.texts[fields][number])))
+
+
+def positions(sequence: Sequence[str], word: str) -> Iterator[int]:
+    """Where the word stands in the sequence, first to last."""
+    start = 0
+    while True:
+        try:
+            found = sequence.index(word, start)
+        except ValueError:
+            return
+        yield found
+        start = found + 1
 
 
 def pairs_of(sequence: Sequence[str]) -> frozenset[str]:
