@@ -167,19 +167,16 @@ def _console_folder(settings: Settings) -> Path:
 
 
 def _cmd_console(args: argparse.Namespace, settings: Settings, database: Database) -> int:
-    from bot.console import TerminalTransport, at_terminal, run_console
+    from bot.console import TerminalTransport, run_console
     from bot.runtime import Runtime
     from bot.sender import Limits
 
     runtime = Runtime.build(settings, database, TerminalTransport(), limits=Limits.off())
-    if not at_terminal():
-        return run_console(runtime, chat_id=args.chat_id)
-    folder = _console_folder(settings)
     return run_console(
         runtime,
         chat_id=args.chat_id,
-        history=folder / "console_history",
-        log_file=folder / "paperbot.log",
+        history=_console_folder(settings) / "console_history",  # kept only at a terminal
+        log_file=_log_file(args, settings),
     )
 
 

@@ -83,20 +83,24 @@ def _holds_only_text(nodes: list[Any]) -> bool:
     return bool(macros) and not others and all(n.macroname in _TEXT_MACROS for n in macros)
 
 
+def _argument(node: Any, index: int) -> Any:
+    """A macro's argument node, or None when the source was cut before it (\\footnote{...)."""
+    arguments = node.nodeargd.argnlist if node.nodeargd else []
+    return arguments[index] if index < len(arguments) else None
+
+
 def _argument_source(node: Any, index: int) -> str:
     """An argument as typed, for addresses: \\url{https://x.org/~me_2} keeps its ~ and _."""
-    arguments = node.nodeargd.argnlist if node.nodeargd else []
-    if index >= len(arguments) or arguments[index] is None:
-        return ""
-    return _URL_ESCAPE.sub(r"\1", arguments[index].latex_verbatim().strip("{} "))
+    argument = _argument(node, index)
+    return (
+        "" if argument is None else _URL_ESCAPE.sub(r"\1", argument.latex_verbatim().strip("{} "))
+    )
 
 
 def _argument_text(node: Any, l2tobj: LatexNodes2Text, index: int) -> str:
-    """An argument as text, or "" when the source was cut before it (\\footnote{... unclosed)."""
-    arguments = node.nodeargd.argnlist if node.nodeargd else []
-    if index >= len(arguments) or arguments[index] is None:
-        return ""
-    return str(l2tobj.nodelist_to_text([arguments[index]])).strip()
+    """An argument as text ("" when missing)."""
+    argument = _argument(node, index)
+    return "" if argument is None else str(l2tobj.nodelist_to_text([argument])).strip()
 
 
 def _link_to_text(node: Any, l2tobj: LatexNodes2Text) -> str:

@@ -29,6 +29,7 @@ from bot.core.render import Item, render_alert, render_digest
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
+from bot.service.status import waiting
 from bot.store import Database, chats, deliveries, papers
 
 log = logging.getLogger(__name__)
@@ -130,9 +131,7 @@ class Postman:
         """/digest: what waits for the chat, now."""
         if chat.paused:
             return Paused()
-        with self.database.session() as session:
-            counts = deliveries.count_deliveries(session, chat_id=chat.id)
-        if not deliveries.unfinished(counts):
+        if not waiting(self.database, chat.id):
             return NothingWaiting()
         report = await self.send_digest(chat)
         return DigestSent(report.sent, complete=not report.waiting)

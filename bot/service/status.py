@@ -71,7 +71,7 @@ def chat_status(database: Database, chat: Chat) -> ChatStatus:
         return ChatStatus(
             chat=chat,
             filters=len(chats.chat_filters(session, chat_id=chat.id)),
-            waiting=waiting(database, chat.id),
+            waiting=deliveries.unfinished(deliveries.count_deliveries(session, chat_id=chat.id)),
             arrived_since_digest=papers.count_papers_since(session, since=chat.last_digest_at),
             last_listing=LastListing(last.path.rsplit("/", 1)[-1], last.seen_at, last.announced)
             if last

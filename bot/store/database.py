@@ -76,9 +76,8 @@ def _driver_problem(parsed: URL, backend: str, driver: str) -> str | None:
     return None
 
 
-def sqlite_folder(url: str) -> Path | None:
+def _file_folder(parsed: URL) -> Path | None:
     """The folder of a SQLite database file; None for PostgreSQL or a database in memory."""
-    parsed = database_url(url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
     return Path(parsed.database).parent
@@ -88,8 +87,8 @@ def create_database_engine(url: str) -> Engine:
     """An engine for the URL (see `database_url`; `DatabaseUrlError` if it is unusable)."""
     parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        if (folder := _file_folder(parsed)) is not None:
+            folder.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
@@ -156,7 +155,7 @@ class Database:
     def folder(url: str) -> Path | None:
         """Where a SQLite database's file lives (the console keeps its history and log
         beside it); None for PostgreSQL or a database in memory."""
-        return sqlite_folder(url)
+        return _file_folder(database_url(url))
 
     @staticmethod
     def upgrade(url: str) -> tuple[str | None, str | None]:
