@@ -216,6 +216,7 @@ def test_tex_the_text_module_cannot_fill_in_is_not_logged(tmp_path: Path) -> Non
         "Constructing accurate", "\\underline and \\frac{x} \\href{y} Constructing"
     )
     (tmp_path / "broken_tex.txt").write_text(broken)
-    result = paperbot(tmp_path, "ingest", "broken_tex.txt")
+    result = paperbot(tmp_path, "ingest", "broken_tex.txt", "--json")
     assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["totals"]["new"] == 2  # the broken TeX was read and kept
     assert "pylatexenc" not in result.stderr and "WARNING" not in result.stderr

@@ -256,21 +256,37 @@ def test_one_index_kept_in_step_agrees_with_the_reference(
     index = FilterIndex()
     live: dict[int, Node] = {}
     for action, source, number in steps:
-        if action == "add":
-            try:
-                live[number] = parse_query(source)
-            except InvalidQuery:
-                continue
-            index.add(number, live[number])
-        elif action == "remove":
-            index.remove(number)
-            live.pop(number, None)
-        for item, hits in zip(papers, index.match(papers), strict=True):
-            expected = [
-                n for n, node in sorted(live.items()) if reference_matcher.matches(node, item)
-            ]
-            assert hits == expected
+        step(index, live, action, source, number)
+        assert_agrees(index, live, papers)
     assert len(index) == len(live)
+
+
+def step(
+    index: FilterIndex,
+    live: dict[int, Node],
+    action: str,
+    source: str,
+    number: int,
+    frequency: dict[str, float] | None = None,
+) -> None:
+    """One change to the index and to `live`, the filters it should hold."""
+    if action == "add":
+        try:
+            live[number] = parse_query(source)
+        except InvalidQuery:
+            return
+        index.add(number, live[number])
+    elif action == "remove":
+        index.remove(number)
+        live.pop(number, None)
+    elif action == "reanchor" and frequency is not None:
+        index.reanchor(frequency)
+
+
+def assert_agrees(index: FilterIndex, live: dict[int, Node], papers: list[Paper]) -> None:
+    for item, hits in zip(papers, index.match(papers), strict=True):
+        expected = [n for n, node in sorted(live.items()) if reference_matcher.matches(node, item)]
+        assert hits == expected
 
 
 @pytest.mark.parametrize(
@@ -440,22 +456,8 @@ def test_an_index_reanchored_along_the_way_agrees_with_the_reference(
     live: dict[int, Node] = {6: NOTHING_BUT_NOT_SELF}
     index.add(6, NOTHING_BUT_NOT_SELF)
     for action, source, number, frequency in steps:
-        if action == "add":
-            try:
-                live[number] = parse_query(source)
-            except InvalidQuery:
-                continue
-            index.add(number, live[number])
-        elif action == "remove":
-            index.remove(number)
-            live.pop(number, None)
-        elif action == "reanchor":
-            index.reanchor(frequency)
-        for item, hits in zip(papers, index.match(papers), strict=True):
-            expected = [
-                n for n, node in sorted(live.items()) if reference_matcher.matches(node, item)
-            ]
-            assert hits == expected
+        step(index, live, action, source, number, frequency)
+        assert_agrees(index, live, papers)
     for number in list(live):
         index.remove(number)
     assert index.postings() == {} and len(index) == 0

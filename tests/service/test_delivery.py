@@ -160,6 +160,7 @@ async def test_telegram_failing_eight_times_leaves_the_rows_for_the_next_round(
     post.transport.errors[KV_CHAT] = [Transient("502 Bad Gateway") for _ in range(8)]
     report = await post.postman.deliver_instant()
     assert report == SendReport(messages=1, sent=1, waiting=2, retries=8)
+    assert post.sleeps.seconds == BACKOFFS  # seven waits between eight attempts: none after
     assert post.ledger(KV_CHAT) == [("pending", None, None), ("pending", None, None)]
     again = await post.postman.deliver_instant()
     assert again == SendReport(messages=1, sent=2)
@@ -175,13 +176,6 @@ async def test_transient_failures_back_off_doubling_up_to_a_minute(
     assert (report.sent, report.retries, report.waiting) == (3, 7, 0)
     assert post.sleeps.seconds == BACKOFFS
     assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
-
-
-async def test_giving_up_does_not_wait_once_more(post: Post, clock: Clock) -> None:
-    instant_chats(post, clock)
-    post.transport.errors[KV_CHAT] = [Transient("502 Bad Gateway") for _ in range(8)]
-    await post.postman.deliver_instant()
-    assert post.sleeps.seconds == BACKOFFS  # seven waits between eight attempts
 
 
 async def test_flood_control_is_waited_out(post: Post, clock: Clock) -> None:
