@@ -57,6 +57,10 @@ def _parser() -> argparse.ArgumentParser:
     database = commands.add_parser("db", help="database maintenance")
     database_commands = database.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     database_commands.add_parser("upgrade", help="apply schema migrations")
+    backup = database_commands.add_parser(
+        "backup", help="copy the SQLite database while it runs, to a new file (PostgreSQL: pg_dump)"
+    )
+    backup.add_argument("path", type=Path, metavar="PATH")
     return parser
 
 
@@ -167,14 +171,16 @@ def _console_folder(settings: Settings) -> Path:
 
 
 def _cmd_console(args: argparse.Namespace, settings: Settings, database: Database) -> int:
-    from bot.console import TerminalTransport, run_console
+    from bot.console import ButtonBoard, TerminalTransport, run_console
     from bot.runtime import Runtime
     from bot.sender import Limits
 
-    runtime = Runtime.build(settings, database, TerminalTransport(), limits=Limits.off())
+    board = ButtonBoard()
+    runtime = Runtime.build(settings, database, TerminalTransport(board), limits=Limits.off())
     return run_console(
         runtime,
         chat_id=args.chat_id,
+        board=board,
         history=_console_folder(settings) / "console_history",  # kept only at a terminal
         log_file=_log_file(args, settings),
     )
@@ -192,6 +198,14 @@ def _cmd_run(settings: Settings, database: Database) -> int:
 
 
 def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
+    if args.db_command == "backup":
+        try:
+            Database.backup(settings.database.url, args.path)
+        except FileExistsError as error:
+            print(f"paperbot: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"database copied to {args.path}")
+        return EXIT_OK
     before, after = Database.upgrade(settings.database.url)
     print(f"database at revision {after}" + (f" (was {before})" if before != after else ""))
     return EXIT_OK

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,40 @@ class Database:
             return upgrade_database(engine)
         finally:
             engine.dispose()
+
+    @staticmethod
+    def backup(url: str, path: Path) -> None:
+        """`paperbot db backup PATH`: a copy of the SQLite database in a new file, taken while the
+        bot runs (sqlite3's online backup API: a consistent snapshot, writers not held up). An
+        existing file is never overwritten (FileExistsError); PostgreSQL is backed up with pg_dump,
+        which `DatabaseUrlError` spells out with the URL's parts."""
+        parsed = database_url(url)
+        shown = parsed.render_as_string(hide_password=True)
+        if parsed.get_backend_name() != "sqlite":
+            parts = {"host": parsed.host, "port": parsed.port, "username": parsed.username}
+            options = " ".join(f"--{o}={v}" for o, v in parts.items() if v is not None)
+            raise DatabaseUrlError(
+                f"{shown} is PostgreSQL: back it up with pg_dump, not paperbot: pg_dump "
+                f"{options} --format=custom --file={path} {parsed.database or ''}".rstrip()
+            )
+        if _file_folder(parsed) is None:
+            raise DatabaseUrlError(f"{shown} is a database in memory: nothing to back up")
+        source = Path(str(parsed.database))
+        if not source.is_file():
+            raise StoreError(f"no database at {source} to back up")
+        try:
+            path.open("xb").close()
+        except FileExistsError:
+            raise FileExistsError(f"{path} exists: a backup never overwrites a file") from None
+        except OSError as error:
+            raise StoreError(f"cannot write the backup {path}: {error.strerror}") from None
+        try:
+            live = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True, timeout=10)
+            with closing(live), closing(sqlite3.connect(path)) as copy:
+                live.backup(copy)
+        except sqlite3.Error as error:
+            path.unlink(missing_ok=True)
+            raise StoreError(f"cannot back up {source} to {path}: {error}") from None
 
     @contextmanager
     def session(self) -> Iterator[Session]:
