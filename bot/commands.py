@@ -10,8 +10,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
+from bot.core.buttons import (
+    Button,
+    ConfirmStop,
+    NextPage,
+    RemoveFilter,
+    ShowCard,
+    parse_press,
+    remove_button,
+    stop_buttons,
+)
 from bot.core.chat import Chat
-from bot.core.render import DIGEST_ABSTRACTS, escape, plural
+from bot.core.render import escape, plural
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.runtime import Runtime
@@ -31,17 +41,13 @@ from bot.service.subscriptions import (
 LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one message; /export not
 
 
-@dataclass(frozen=True)
-class Button:
-    label: str
-    data: str  # what press_button receives
-
-
 @dataclass
 class Reply:
     text: str  # Telegram HTML
     buttons: list[list[Button]] = field(default_factory=list)
-    notice: bool = False  # to a button press: a short notice, the message stays as it is
+    # To a button press: the message stays as it is, and the text (if any) is a short notice;
+    # what the press asked for (a card, a digest's next page) went out as messages of its own.
+    notice: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,7 @@ def _list_reply(runtime: Runtime, chat_id: int) -> Reply:
         f"{n}. <code>{escape(shorten(f.source, LISTED_LENGTH))}</code>"
         for n, f in enumerate(listed, 1)
     ]
-    buttons = [[Button(f"Remove {n}", f"remove:{f.id}")] for n, f in enumerate(listed, 1)]
+    buttons = [[remove_button(f.id, n)] for n, f in enumerate(listed, 1)]
     return Reply("Your filters:\n" + "\n".join(lines), buttons)
 
 
@@ -279,17 +285,35 @@ async def digest(runtime: Runtime, chat: Chat, args: str) -> Reply:
     raise AssertionError("every outcome of /digest is answered")
 
 
+LAYOUT_LIMITS = {"abstracts": (0, 30), "page": (5, 100)}  # what /layout accepts
+
+
+def _layout_line(chat: Chat) -> str:
+    if chat.digest_style == "full":
+        return f"full (every paper's whole card), {chat.digest_page} papers a page"
+    shown = chat.digest_abstracts
+    opened = {0: "no abstracts", 1: "the first with its abstract"}.get(
+        shown, f"the first {shown} with their abstract"
+    )
+    return (
+        f"compact (each paper at a glance, {opened}; every card a button away), "
+        f"{chat.digest_page} papers a page"
+    )
+
+
 async def layout(runtime: Runtime, chat: Chat, args: str) -> Reply:
-    choice = args.strip().lower()
-    if choice not in ("compact", "full"):
-        return usage("layout", f"Digests now: {chat.digest_style}.")
-    _change(runtime, chat, digest_style=choice)
-    if choice == "compact":
-        return Reply(
-            "Compact digests: each paper at a glance (linked title, authors, TL;DR), the "
-            f"first {DIGEST_ABSTRACTS} with their abstract."
-        )
-    return Reply("Full digests: every paper with its whole card and abstract.")
+    words = args.lower().split()
+    match words:
+        case ["compact" | "full" as style]:
+            chat = _change(runtime, chat, digest_style=style)
+        case ["abstracts" | "page" as what, number] if number.isdigit():
+            low, high = LAYOUT_LIMITS[what]
+            if not low <= int(number) <= high:
+                return Reply(f"<code>/layout {what}</code> takes a number from {low} to {high}.")
+            chat = _change(runtime, chat, **{f"digest_{what}": int(number)})
+        case _:
+            return usage("layout", f"Digests now: {_layout_line(chat)}.")
+    return Reply(f"Digests: {_layout_line(chat)}.")
 
 
 async def pause(runtime: Runtime, chat: Chat, args: str) -> Reply:
@@ -379,7 +403,7 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def stop(runtime: Runtime, chat: Chat, args: str) -> Reply:
     return Reply(
         "Forget this chat? Its filters, settings and waiting papers are deleted for good.",
-        [[Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]],
+        [stop_buttons()],
     )
 
 
@@ -411,7 +435,13 @@ COMMANDS: list[Command] = [
     Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
     Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
     Command("digest", "", "send what is waiting now", digest),
-    Command("layout", "compact|full", "digests at a glance, or every card", layout, manages=True),
+    Command(
+        "layout",
+        "compact|full, abstracts N, page N",
+        "digests at a glance or every card; abstracts shown; papers a page",
+        layout,
+        manages=True,
+    ),
     Command("pause", "", "hold all alerts", pause, manages=True),
     Command("resume", "", "send alerts again", resume, manages=True),
     Command("status", "", "settings, the last listing, what is waiting", status_),
@@ -470,22 +500,44 @@ async def handle_text(
     return await run_command(runtime, caller, *parsed)
 
 
+OUT_OF_DATE = "That button is out of date; try the command again."
+
+
 async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
-    """A button under one of our replies was pressed; the reply replaces that message."""
-    action, _, value = data.partition(":")
+    """A button under one of our messages was pressed: the reply replaces that message, or is
+    a notice while what was asked for goes out as messages of its own."""
+    press = parse_press(data)
+    postman = runtime.postman
+    match press:  # reading: anyone in the chat
+        case ShowCard(row_id):
+            shown = await postman.send_card(caller.chat_id, row_id)
+            return Reply("" if shown else OUT_OF_DATE, notice=True)
+        case NextPage(row_id, number):
+            chat = chats.enter(
+                runtime.database, chat_id=caller.chat_id, kind=caller.kind, now=runtime.clock()
+            )
+            shown = await postman.send_page(chat, row_id, number)
+            return Reply("" if shown else OUT_OF_DATE, notice=True)
+    if press is None:
+        return Reply(OUT_OF_DATE)
     if not await caller.may_manage():
         return Reply("Only the group's administrators can change its filters.", notice=True)
-    if action == "remove" and value.isdigit():
-        removed = subscriptions.remove_filter(
-            runtime.database, chat_id=caller.chat_id, filter_id=int(value)
-        )
-        reply = _list_reply(runtime, caller.chat_id)
-        done = f"Removed <code>{escape(removed.source)}</code>." if removed else "Already removed."
-        reply.text = f"{done}\n{reply.text}"
-        return reply
-    if action == "stop" and value == "yes":
-        chats.forget(runtime.database, chat_id=caller.chat_id)
-        return Reply("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
-    if action == "stop":
-        return Reply("Nothing was deleted.")
-    return Reply("That button is out of date; try the command again.")
+    match press:
+        case RemoveFilter(filter_id):
+            removed = subscriptions.remove_filter(
+                runtime.database, chat_id=caller.chat_id, filter_id=filter_id
+            )
+            reply = _list_reply(runtime, caller.chat_id)
+            done = (
+                f"Removed <code>{escape(removed.source)}</code>." if removed else "Already removed."
+            )
+            reply.text = f"{done}\n{reply.text}"
+            return reply
+        case ConfirmStop(confirmed=True):
+            chats.forget(runtime.database, chat_id=caller.chat_id)
+            return Reply(
+                "Forgotten: no filters, no settings, nothing waiting. /start begins again."
+            )
+        case ConfirmStop(confirmed=False):
+            return Reply("Nothing was deleted.")
+    raise AssertionError(f"every press is answered: {press}")

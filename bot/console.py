@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -18,7 +19,8 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from bot.commands import Button, Caller, Reply, handle_text, press_button
+from bot.commands import Caller, Reply, handle_text, press_button
+from bot.core.buttons import Button, Keyboard
 from bot.core.render import to_plain
 from bot.runtime import Runtime
 
@@ -35,16 +37,42 @@ def write(text: str) -> None:
     sys.stdout.flush()
 
 
-class TerminalTransport:
-    """Messages printed as plain text; message ids count up."""
+class ButtonBoard:
+    """The buttons on screen, numbered for `#N`: a command's reply starts the count again at
+    #1; messages that arrive meanwhile (a digest's cards, its "more" button) go on counting,
+    so every button shown since the last command can be pressed."""
 
     def __init__(self) -> None:
-        self.sent = 0
+        self.buttons: list[Button] = []
 
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
-        self.sent += 1
-        write(("\n" + (to_plain(text) if html else text)).rstrip() + "\n\n")
-        return self.sent
+    def clear(self) -> None:
+        self.buttons = []
+
+    def lines(self, keyboard: Keyboard) -> list[str]:
+        first = len(self.buttons) + 1
+        self.buttons += [button for row in keyboard for button in row]
+        return [f"  #{n} {b.label}" for n, b in enumerate(self.buttons[first - 1 :], first)]
+
+    def data(self, number: int) -> str | None:
+        return self.buttons[number - 1].data if 1 <= number <= len(self.buttons) else None
+
+
+class TerminalTransport:
+    """Messages printed as plain text, their buttons numbered on the board. Message ids count up
+    from the clock's milliseconds, so that, as Telegram's, they are not used twice in a chat
+    across runs (a digest's "more" button finds its papers by the message they settled with)."""
+
+    def __init__(self, board: ButtonBoard | None = None) -> None:
+        self.board = board or ButtonBoard()
+        self.last_id = time.time_ns() // 1_000_000
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        self.last_id += 1
+        lines = [(to_plain(text) if html else text).rstrip(), *self.board.lines(buttons)]
+        write("\n" + "\n".join(lines) + "\n\n")
+        return self.last_id
 
 
 class Console:
@@ -59,22 +87,22 @@ class Console:
         stdin: TextIO,
         prompt: PromptSession[str] | None = None,
         log_file: Path | None = None,
+        board: ButtonBoard | None = None,
     ) -> None:
         self.runtime, self.stdin, self.prompt, self.log_file = runtime, stdin, prompt, log_file
         self.caller = Caller(chat_id)
-        self.buttons: list[Button] = []
+        self.board = board or ButtonBoard()
 
     @property
     def interactive(self) -> bool:
         return self.prompt is not None
 
     def show(self, reply: Reply) -> None:
-        lines = [to_plain(reply.text)]
-        self.buttons = [button for row in reply.buttons for button in row]
-        lines += [f"  #{number} {button.label}" for number, button in enumerate(self.buttons, 1)]
-        if self.buttons:
-            lines.append("  (type #N to press a button)")
-        write("\n".join(lines) + "\n")
+        lines = [to_plain(reply.text)] if reply.text else []
+        if reply.buttons:
+            lines += [*self.board.lines(reply.buttons), "  (type #N to press a button)"]
+        if lines:
+            write("\n".join(lines) + "\n")
 
     async def work(self) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""
@@ -115,12 +143,13 @@ class Console:
         if not text:
             return
         if text.startswith("#") and text[1:].isdigit():
-            number = int(text[1:])
-            if not 1 <= number <= len(self.buttons):
+            data = self.board.data(int(text[1:]))
+            if data is None:
                 write("No such button.\n")
                 return
-            self.show(await press_button(self.runtime, self.caller, self.buttons[number - 1].data))
+            self.show(await press_button(self.runtime, self.caller, data))
         else:
+            self.board.clear()
             if text.split(maxsplit=1)[0] in ("/import", "/import@"):
                 text = await self.read_more(text)
             reply = await handle_text(self.runtime, self.caller, text)
@@ -178,15 +207,19 @@ def run_console(
     chat_id: int,
     history: Path | None = None,
     log_file: Path | None = None,
+    board: ButtonBoard | None = None,
 ) -> int:
     """Piped, or at a terminal (see `at_terminal`) with the command history kept in `history`
-    (in memory when None). Ctrl-C outside the prompt, in the middle of a command, stops the
+    (in memory when None); `board`: the one the runtime's terminal transport numbers its
+    buttons on. Ctrl-C outside the prompt, in the middle of a command, stops the
     console with exit 130 and no traceback."""
     prompt = None
     if at_terminal():
         kept: History = FileHistory(history) if history else InMemoryHistory()
         prompt = PromptSession[str](history=kept)
-    console = Console(runtime, chat_id=chat_id, stdin=sys.stdin, prompt=prompt, log_file=log_file)
+    console = Console(
+        runtime, chat_id=chat_id, stdin=sys.stdin, prompt=prompt, log_file=log_file, board=board
+    )
     try:
         return asyncio.run(console.run())
     except KeyboardInterrupt:

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.core.buttons import Keyboard
 from bot.core.render import to_plain
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,11 @@ class ChatMoved(TransportError):
 
 
 class Transport(Protocol):
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
-        """Send one message; returns its message id or raises a TransportError."""
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        """Send one message (with rows of buttons under it); returns its message id or raises
+        a TransportError."""
         ...
 
 
@@ -153,9 +157,9 @@ class Sender:
         self.limiter = RateLimiter(self.limits, sleep, monotonic)
         self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
 
-    async def send(self, chat_id: int, text: str) -> Sent:
-        """One message (Telegram HTML), through limits and retries; raises ChatGone, ChatMoved,
-        and Rejected when even the plain text was refused."""
+    async def send(self, chat_id: int, text: str, buttons: Keyboard = ()) -> Sent:
+        """One message (Telegram HTML, buttons under it), through limits and retries; raises
+        ChatGone, ChatMoved, and Rejected when even the plain text was refused."""
         html, backoff, retries = True, self.limits.backoff_seconds, 0
         for attempt in range(1, self.limits.max_attempts + 1):
             await self.limiter.wait_chat_turn(chat_id)
@@ -164,7 +168,8 @@ class Sender:
                 async with self.in_flight:
                     slot = await self.limiter.wait_overall_turn()
                     try:
-                        return Sent(await self.transport.send(chat_id, shown, html=html), retries)
+                        sent = await self.transport.send(chat_id, shown, html=html, buttons=buttons)
+                        return Sent(sent, retries)
                     finally:
                         self.limiter.finished(slot)
             except RetryLater as error:

@@ -3,18 +3,20 @@ with a recording transport (what /digest sends)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bot.commands import Button, Caller, Reply, handle_text, press_button
+from bot.commands import OUT_OF_DATE, Caller, Reply, handle_text, press_button
 from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
+from bot.core.buttons import Button
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import ingest, subscriptions
 from bot.store import Database
 from tests.conftest import SEEDS, Clock
+from tests.transports import RecordingTransport
 
 ADA, OPERATOR, GROUP = 1, 777, -5
 BENICE = "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing"
@@ -30,15 +32,6 @@ UNKNOWN_FIELD = (
 
 
 @dataclass
-class Transport:
-    sent: list[tuple[int, str]] = field(default_factory=list)
-
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
-        self.sent.append((chat_id, text))
-        return len(self.sent)
-
-
-@dataclass
 class Admin:
     """A group member's answer to "are you an administrator?", and how often it was asked."""
 
@@ -51,12 +44,14 @@ class Admin:
 
 
 @pytest.fixture
-def transport() -> Transport:
-    return Transport()
+def transport() -> RecordingTransport:
+    return RecordingTransport()
 
 
 @pytest.fixture
-def runtime(database: Database, clock: Clock, tmp_path: Path, transport: Transport) -> Runtime:
+def runtime(
+    database: Database, clock: Clock, tmp_path: Path, transport: RecordingTransport
+) -> Runtime:
     settings = Settings(
         inbox=InboxSettings(dir=tmp_path),
         admin=AdminSettings(chat_ids=[OPERATOR]),
@@ -255,7 +250,7 @@ async def test_stop_asks_first(runtime: Runtime) -> None:
         "Forgotten: no filters, no settings, nothing waiting. /start begins again."
     )
     assert subscriptions.list_filters(runtime.database, chat_id=ADA) == []
-    assert await press_button(runtime, Caller(ADA), "stop") == Reply("Nothing was deleted.")
+    assert await press_button(runtime, Caller(ADA), "stop") == Reply(OUT_OF_DATE)
 
 
 @pytest.mark.parametrize("data", ["remove:x", "remove:", "digest:now", ""])
@@ -280,13 +275,13 @@ async def test_stats_is_for_operators(runtime: Runtime, clock: Clock) -> None:
 
 
 async def test_digest_sends_what_waits(
-    runtime: Runtime, clock: Clock, transport: Transport
+    runtime: Runtime, clock: Clock, transport: RecordingTransport
 ) -> None:
     await say(runtime, "/subscribe KV-cache")
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
     runtime.plan()
     assert await say(runtime, "/digest") == "That was everything waiting: 2 papers."
-    assert [chat for chat, _ in transport.sent] == [ADA]
+    assert transport.chats() == [ADA]
     assert await say(runtime, "/digest") == "Nothing is waiting for you right now."
 
 
@@ -396,14 +391,27 @@ async def test_export_and_import_give_back_the_same_filters(runtime: Runtime) ->
 
 
 async def test_layout_sets_how_digests_read(runtime: Runtime) -> None:
-    assert await say(runtime, "/layout") == (
-        "Digests now: compact.\n"
-        "Usage: <code>/layout compact|full</code> (digests at a glance, or every card)"
+    usage = (
+        "Usage: <code>/layout compact|full, abstracts N, page N</code> (digests at a glance or "
+        "every card; abstracts shown; papers a page)"
     )
+    compact = (
+        "compact (each paper at a glance, the first 5 with their abstract; every card a button "
+        "away), 30 papers a page"
+    )
+    assert await say(runtime, "/layout") == f"Digests now: {compact}.\n{usage}"
     assert await say(runtime, "/layout full") == (
-        "Full digests: every paper with its whole card and abstract."
+        "Digests: full (every paper's whole card), 30 papers a page."
     )
-    assert await say(runtime, "/layout") == (
-        "Digests now: full.\n"
-        "Usage: <code>/layout compact|full</code> (digests at a glance, or every card)"
+    assert await say(runtime, "/layout page 12") == (
+        "Digests: full (every paper's whole card), 12 papers a page."
     )
+    assert await say(runtime, "/layout compact") == f"Digests: {compact.replace('30', '12')}."
+    assert await say(runtime, "/layout abstracts 1") == (
+        "Digests: compact (each paper at a glance, the first with its abstract; every card a "
+        "button away), 12 papers a page."
+    )
+    assert await say(runtime, "/layout page 500") == (
+        "<code>/layout page</code> takes a number from 5 to 100."
+    )
+    assert (await say(runtime, "/layout abstracts x")).endswith(usage)

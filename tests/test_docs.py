@@ -11,6 +11,7 @@ from bot.runtime import Runtime
 from bot.store import Database
 from bot.telegram.app import bot_menu
 from tests.conftest import ROOT
+from tests.transports import SilentTransport
 
 README = (ROOT / "README.md").read_text()
 
@@ -44,14 +45,11 @@ def test_every_setting_is_in_the_example_config_and_the_readme() -> None:
             assert variable in README, f"{variable} not in README"
 
 
-class SilentTransport:
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
-        raise AssertionError("/help sends nothing through the ledger")
-
-
 async def test_every_command_is_in_help_the_menu_and_the_readme(database: Database) -> None:
     settings = Settings(admin={"chat_ids": [1]})
-    runtime = Runtime.build(settings, database, SilentTransport())
+    runtime = Runtime.build(
+        settings, database, SilentTransport("/help sends nothing through the ledger")
+    )
     help_text = (await run_command(runtime, Caller(1), "help", "")).text
     menu = {name for name, _ in bot_menu()}
     for command in COMMANDS:

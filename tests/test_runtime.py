@@ -14,11 +14,7 @@ from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.store import Database, chats, papers
 from tests.conftest import Clock
-
-
-class NoTransport:
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
-        raise AssertionError("planning sends nothing")
+from tests.transports import SilentTransport
 
 
 def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> None:
@@ -47,7 +43,9 @@ def test_the_index_is_settled_after_growing_a_lot_at_once_or_over_time(
     database: Database, clock: Clock
 ) -> None:
     settings = Settings(memory={"settle_after": 3, "huge_pages": False})
-    runtime = Runtime.build(settings, database, NoTransport(), clock=clock)
+    runtime = Runtime.build(
+        settings, database, SilentTransport("planning sends nothing"), clock=clock
+    )
     follow(database, 1, "a1", "a2", "a3", "a4", now=clock())  # four at once: settled
     arrive(database, "First", clock())
     runtime.plan()

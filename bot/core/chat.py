@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 UNFINISHED = ("pending", "sending")  # ledger rows that still wait to go out
+DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers open with their abstract
+DIGEST_PAGE = 30  # papers a digest lists before its "N more" button
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class Chat:
     created_at: datetime
     last_digest_at: datetime
     digest_style: str = "compact"  # compact (each paper at a glance) | full (every card)
+    digest_abstracts: int = DIGEST_ABSTRACTS
+    digest_page: int = DIGEST_PAGE
 
 
 @dataclass(frozen=True)

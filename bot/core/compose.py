@@ -10,13 +10,24 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 
-from bot.core.chat import Delivery, Filter
+from bot.core.buttons import Button, card_button, more_button, rows_of
+from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
 from bot.core.highlight import Highlight, highlights, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
-from bot.core.render import Item, MatchedFilter, Message, plural
+from bot.core.render import (
+    Item,
+    MatchedFilter,
+    Message,
+    digest_order,
+    escape,
+    first_filter,
+    plural,
+    render_digest,
+)
 
 REMOVED = "a filter since removed"
 
@@ -67,11 +78,115 @@ def compose_items(
     return items
 
 
-def messages_with_rows(
-    messages: Sequence[Message], items: Sequence[tuple[Item, list[Delivery]]]
-) -> list[tuple[str, list[Delivery]]]:
+@dataclass
+class Outgoing:
+    """A message to send, the ledger rows it settles once sent, and the buttons under it."""
+
+    text: str
+    rows: list[Delivery]
+    buttons: list[list[Button]] = field(default_factory=list)
+
+
+Composed = Sequence[tuple[Item, list[Delivery]]]  # compose_items' answer
+
+
+def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Outgoing]:
     """Each rendered message with the ledger rows it settles once sent."""
-    return [(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
+    return [Outgoing(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
+
+
+CARD_BUTTONS_PER_ROW = 6
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a chat reads its digests: compact (each paper at a glance, the first `abstracts`
+    with their abstract, every other a card button away) or full (every card), and how many
+    papers a page lists before a "more" button."""
+
+    compact: bool = True
+    abstracts: int = DIGEST_ABSTRACTS
+    page: int = DIGEST_PAGE
+
+    @classmethod
+    def of(cls, chat: Chat) -> Layout:
+        return cls(chat.digest_style == "compact", chat.digest_abstracts, chat.digest_page)
+
+
+def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
+    """A digest as it goes out: its first page of papers; the papers past it settle with the
+    last message, whose "N more" button pages on (`compose_page`)."""
+    plain = [item for item, _ in items]
+    order = digest_order(plain)
+    shown, rest = order[: layout.page], order[layout.page :]
+    header = _header(title, plain, order, shown=len(shown))
+    outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
+    if rest:
+        outgoing[-1].rows += [row for i in rest for row in items[i][1]]
+        outgoing[-1].buttons.append(
+            [more_button(items[rest[0]][1][0].id, len(shown) + 1, len(rest))]
+        )
+    return outgoing
+
+
+def compose_page(
+    items: Composed, title: str, layout: Layout, *, row_id: int, number: int
+) -> list[Outgoing]:
+    """A later page of a digest: `items` are the papers that settled with the digest's last
+    message (those it showed, then those behind its button); the page lists them from the
+    paper of `row_id` on, numbered from `number`. Empty when no paper has that row."""
+    order = digest_order([item for item, _ in items])
+    starts = [p for p, i in enumerate(order) if any(r.id == row_id for r in items[i][1])]
+    if not starts:
+        return []
+    rest = order[starts[0] :]
+    shown, remaining = rest[: layout.page], rest[layout.page :]
+    last = number + len(shown) - 1
+    span = f"paper {number}" if last == number else f"papers {number}–{last}"
+    header = f"<b>{escape(title)}</b>, continued: {span} of {number - 1 + len(rest)}"
+    outgoing = _page(items, shown, header, layout, first=number, counts=False)
+    if remaining:
+        row = items[remaining[0]][1][0].id
+        outgoing[-1].buttons.append([more_button(row, last + 1, len(remaining))])
+    return outgoing
+
+
+def _header(title: str, items: Sequence[Item], order: Sequence[int], *, shown: int) -> str:
+    """The digest's first lines: its title and count, the papers per filter (when it has more
+    than one group), and how many this page lists when it doesn't list all."""
+    header = f"<b>{escape(title)}</b>: {plural(len(items), 'new paper')}"
+    groups: dict[str, int] = {}
+    for index in order:
+        matched = first_filter(items[index])
+        name = f"{matched.canonical} (filter {matched.number})" if matched else "other"
+        groups[name] = groups.get(name, 0) + 1
+    if len(groups) > 1:
+        header += "\n" + escape(" · ".join(f"{name}: {n}" for name, n in groups.items()))
+    if shown < len(items):
+        header += f"\nThe first {shown} here; the rest behind the button at the end."
+    return header
+
+
+def _page(
+    items: Composed, shown: Sequence[int], header: str, layout: Layout, *, first: int, counts: bool
+) -> list[Outgoing]:
+    """The papers `shown` (in that order) as messages, each with its rows and, in a compact
+    digest, a card button per paper."""
+    listed = [items[i] for i in shown]
+    messages = render_digest(
+        [item for item, _ in listed],
+        header,
+        compact=layout.compact,
+        abstracts=layout.abstracts,
+        first=first,
+        counts=counts,
+    )
+    outgoing = messages_with_rows(messages, listed)
+    if layout.compact:
+        for message, out in zip(messages, outgoing, strict=True):
+            cards = [card_button(listed[i][1][0].id, first + i) for i in message.items]
+            out.buttons = rows_of(cards, CARD_BUTTONS_PER_ROW)
+    return outgoing
 
 
 def digest_title(today: date, announced: Iterable[date | None] = ()) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from bot.core.chat import DIGEST_ABSTRACTS
 from bot.core.highlight import Highlight
 from bot.core.paper import AnnounceType, Paper
 from bot.core.summary import shorten, tldr
@@ -22,7 +23,6 @@ AUTHORS_SHOWN = 3
 COMMENTS_SHOWN = 200  # characters of arXiv's comments field ("Accepted at ICLR 2026; code: ...")
 ENTRY_TLDR = 200  # a compact digest entry's TL;DR: the contribution, cut at a clause
 ENTRY_AUTHORS = 2
-DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers keep their abstract
 
 
 @dataclass(frozen=True)
@@ -180,10 +180,12 @@ def _rank(item: Item) -> tuple[bool, int]:
     return (not any(m.field == "title" for m in item.marks), -len(item.marks))
 
 
-def render_entry(item: Item, *, abstract: bool, budget: int = MESSAGE_LIMIT) -> str:
-    """A paper in a compact digest, read at a glance: its title linked to its abstract page,
-    the first authors, the one-line TL;DR; the abstract in an expandable quote only when asked
-    (the first few of a digest)."""
+def render_entry(
+    item: Item, *, abstract: bool, budget: int = MESSAGE_LIMIT, number: int | None = None
+) -> str:
+    """A paper in a compact digest, read at a glance: its number in the digest (the card
+    buttons name it), its title linked to its abstract page, the first authors, the one-line
+    TL;DR; the abstract in an expandable quote only when asked (the first few of a digest)."""
     paper = item.paper
     title = _marked(paper.title, item.marks, "title")
     if item.is_update:
@@ -191,6 +193,8 @@ def render_entry(item: Item, *, abstract: bool, budget: int = MESSAGE_LIMIT) -> 
         title = f"Updated{version}: {title}"
     if paper.abs_url:
         title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
+    if number is not None:
+        title = f"{number}. {title}"
     cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
     details = [short_authors(paper, ENTRY_AUTHORS), cross]
     lines = [f"<b>{title}</b>", escape(" · ".join(d for d in details if d))]
@@ -209,34 +213,58 @@ def render_entry(item: Item, *, abstract: bool, budget: int = MESSAGE_LIMIT) -> 
         limit = max(limit - (size(entry) - budget) - 20, 0)
 
 
-def render_digest(
-    items: Sequence[Item], title: str, *, compact: bool = True, abstracts: int = DIGEST_ABSTRACTS
-) -> list[Message]:
-    """A digest: a count line, then the papers grouped by filter (each paper once, under its
-    first filter), best first, split into messages between papers. Compact: each paper at a
-    glance, the first `abstracts` papers with their abstract; else every paper's whole card."""
+def first_filter(item: Item) -> MatchedFilter | None:
+    """The group a paper is listed under: its first filter in /list order (a removed filter,
+    numbered 0, after the others)."""
+    return min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
+
+
+def digest_order(items: Sequence[Item]) -> list[int]:
+    """The digest's order, as indices into `items`: papers grouped by filter (each paper once,
+    under its first filter, in /list order; papers of filters since removed last), best first
+    within a group. Any subset of the items keeps its relative order: a later page, composed
+    from the rows it lists, comes out as the digest had it."""
     groups: dict[MatchedFilter | None, list[int]] = {}
     for index, item in enumerate(items):
-        first = min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
-        groups.setdefault(first, []).append(index)
-    order = sorted(groups, key=lambda f: (f is None, f.number if f else 0))
-    header = f"<b>{escape(title)}</b>: {plural(len(items), 'new paper')}"
+        groups.setdefault(first_filter(item), []).append(index)
+    order = sorted(groups, key=lambda f: (f is None, not (f and f.number), f.number if f else 0))
+    return [i for matched in order for i in sorted(groups[matched], key=lambda i: _rank(items[i]))]
+
+
+def render_digest(
+    items: Sequence[Item],
+    header: str,
+    *,
+    compact: bool = True,
+    abstracts: int = DIGEST_ABSTRACTS,
+    first: int = 1,
+    counts: bool = True,
+) -> list[Message]:
+    """Digest messages: the header, then the papers in the order given (`digest_order`) under a
+    heading per filter, split into messages between papers. Compact: each paper at a glance,
+    numbered from `first`, the papers numbered up to `abstracts` with their abstract; else every
+    paper's whole card. `counts`: headings say how many papers their group has (a later page
+    of a long digest shows only part of a group, so it says none)."""
+    runs: list[tuple[MatchedFilter | None, list[int]]] = []
+    for index, item in enumerate(items):
+        matched = first_filter(item)
+        if not runs or runs[-1][0] != matched:
+            runs.append((matched, []))
+        runs[-1][1].append(index)
     blocks: list[str] = []
-    owners: list[int] = []
-    for matched in order:
-        members = sorted(groups[matched], key=lambda i: _rank(items[i]))
+    for matched, members in runs:
         name = f"{escape(matched.canonical)} (filter {matched.number})" if matched else "other"
-        heading = f"<b>{name}</b>: {plural(len(members), 'paper')}"
+        heading = f"<b>{name}</b>" + (f": {plural(len(members), 'paper')}" if counts else "")
         for position, index in enumerate(members):
             budget = MESSAGE_LIMIT - size(heading) - 2
+            number = first + index
             if compact:
-                quoted = len(blocks) < abstracts
-                paper = render_entry(items[index], abstract=quoted, budget=budget)
+                quoted = number <= abstracts
+                paper = render_entry(items[index], abstract=quoted, budget=budget, number=number)
             else:
                 paper = render_fitting(items[index], budget)
             blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)
-            owners.append(index)
-    return [Message(m.text, [owners[i] for i in m.items]) for m in pack(blocks, header)]
+    return pack(blocks, header)
 
 
 _TAG = re.compile(r"<(/?)([a-z-]+)[^>]*>")

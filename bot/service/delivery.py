@@ -15,17 +15,23 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from bot.core.buttons import Keyboard
 from bot.core.chat import Chat, Delivery, Filter
 from bot.core.compose import (
+    Composed,
     FilterMarks,
+    Layout,
+    Outgoing,
+    compose_digest,
     compose_items,
+    compose_page,
     digest_title,
     empty_digest_line,
     messages_with_rows,
 )
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
-from bot.core.render import Item, render_alert, render_digest
+from bot.core.render import render_alert, render_fitting
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
@@ -182,19 +188,17 @@ class Postman:
             has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
         if rows:
             items = self._items(chat.id, rows)
-            messages = render_digest(
-                [item for item, _ in items],
-                digest_title(now.date(), [item.paper.announced for item, _ in items]),
-                compact=chat.digest_style == "compact",
+            title = digest_title(now.date(), [item.paper.announced for item, _ in items])
+            await self._send_messages(
+                chat.id, compose_digest(items, title, Layout.of(chat)), report
             )
-            await self._send_messages(chat.id, messages_with_rows(messages, items), report)
         elif has_filters:
             report.add(await self.send_text(chat.id, empty_digest_line(arrived)))
         if not report.waiting and chat.id not in report.chats_gone:
             with self.database.session() as session:
                 chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
 
-    def _items(self, chat_id: int, rows: Sequence[Delivery]) -> list[tuple[Item, list[Delivery]]]:
+    def _items(self, chat_id: int, rows: Sequence[Delivery]) -> Composed:
         with self.database.session() as session:
             missing = {r.paper_id for r in rows} - self.papers.keys()
             self.papers.update(papers.get_papers(session, paper_ids=missing))
@@ -206,7 +210,7 @@ class Postman:
     # -- sending and the ledger's states -------------------------------------------------------
 
     async def _send_messages(
-        self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
+        self, chat_id: int, messages: Sequence[Outgoing], report: SendReport
     ) -> None:
         """Under the chat's lock. The chat's version moves before and after, so rows read
         before or during this send are read again by the next sender."""
@@ -217,15 +221,16 @@ class Postman:
             self.chat_versions[chat_id] += 1
 
     async def _send_in_order(
-        self, chat_id: int, messages: Sequence[tuple[str, list[Delivery]]], report: SendReport
+        self, chat_id: int, messages: Sequence[Outgoing], report: SendReport
     ) -> None:
         marked: list[int] = []  # rows already marked sending (with the previous message's sent)
-        for position, (text, rows) in enumerate(messages):
+        for position, message in enumerate(messages):
+            rows = message.rows
             ids = [r.id for r in rows]
             if ids != marked:
                 self._mark(ids, "sending")
             try:
-                sent = await self.sender.send(chat_id, text)
+                sent = await self.sender.send(chat_id, message.text, message.buttons)
             except ChatGone as error:
                 self._chat_gone(chat_id, str(error), report)
                 return
@@ -246,7 +251,7 @@ class Postman:
                 self._mark(ids, "pending")
                 report.waiting += len(rows)
                 return  # Telegram keeps failing: the rest waits for the next tick, in order
-            following = messages[position + 1][1] if position + 1 < len(messages) else []
+            following = messages[position + 1].rows if position + 1 < len(messages) else []
             marked = [r.id for r in following]
             self._mark(ids, "sent", message_id=sent.message_id, then_sending=marked)
             report.messages += 1
@@ -283,11 +288,45 @@ class Postman:
         report.chats_gone.append(chat_id)
         log.info("chat %d cannot be reached (%s): marked inactive", chat_id, reason)
 
-    async def send_text(self, chat_id: int, text: str) -> SendReport:
-        """A message outside the ledger (an empty digest's line), with the same limits."""
+    # -- messages outside the ledger -----------------------------------------------------------
+
+    async def send_card(self, chat_id: int, row_id: int) -> bool:
+        """A digest entry's button: the paper's whole card (abstract, comments, links, the
+        filters it matched). False when the row is not the chat's."""
+        with self.database.session() as session:
+            row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat_id)
+        if row is None:
+            return False
+        with self._tick():
+            [(item, _)] = self._items(chat_id, [row])
+        await self.send_text(chat_id, render_fitting(item))
+        return True
+
+    async def send_page(self, chat: Chat, row_id: int, number: int) -> bool:
+        """A digest's "more" button: its next page, from the paper of `row_id`, numbered from
+        `number`. The rows settled with the digest's last message; pages are not in the
+        ledger. False when the row is not the chat's (or was not sent in a digest)."""
+        with self.database.session() as session:
+            row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat.id)
+            if row is None or row.message_id is None:
+                return False
+            rows = deliveries.sent_with(session, chat_id=chat.id, message_id=row.message_id)
+        with self._tick():
+            items = self._items(chat.id, rows)
+        title = digest_title(self.clock().date(), [item.paper.announced for item, _ in items])
+        page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
+        for message in page:
+            report = await self.send_text(chat.id, message.text, message.buttons)
+            if not report.messages:
+                break
+        return bool(page)
+
+    async def send_text(self, chat_id: int, text: str, buttons: Keyboard = ()) -> SendReport:
+        """A message outside the ledger (an empty digest's line, a card, a digest's later
+        page), with the same limits."""
         report = SendReport()
         try:
-            sent = await self.sender.send(chat_id, text)
+            sent = await self.sender.send(chat_id, text, buttons)
         except ChatGone as error:
             self._chat_gone(chat_id, str(error), report)
             return report

@@ -14,7 +14,17 @@ from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FilterTable
 
 CHAT_SETTINGS = frozenset(
-    {"mode", "digest_time", "timezone", "updates", "paused", "kind", "digest_style"}
+    {
+        "mode",
+        "digest_time",
+        "timezone",
+        "updates",
+        "paused",
+        "kind",
+        "digest_style",
+        "digest_abstracts",
+        "digest_page",
+    }
 )
 
 

@@ -156,6 +156,28 @@ def unfinished(counts: Mapping[str, int]) -> int:
     return sum(counts.get(status, 0) for status in UNFINISHED)
 
 
+def get_delivery(session: Session, *, delivery_id: int, chat_id: int) -> Delivery | None:
+    """One row, when it is the chat's (a button's data names rows: another chat's are not
+    found)."""
+    row = session.get(DeliveryTable, delivery_id)
+    return _to_delivery(row) if row is not None and row.chat_id == chat_id else None
+
+
+def sent_with(session: Session, *, chat_id: int, message_id: int) -> list[Delivery]:
+    """The rows that settled with one message of the chat (a digest's last message settles the
+    papers behind its "more" button too), oldest first."""
+    statement = (
+        select(DeliveryTable)
+        .where(
+            col(DeliveryTable.chat_id) == chat_id,
+            col(DeliveryTable.message_id) == message_id,
+            col(DeliveryTable.status) == "sent",
+        )
+        .order_by(col(DeliveryTable.id))
+    )
+    return [_to_delivery(row) for row in session.exec(statement)]
+
+
 def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
     statement = (
         select(DeliveryTable)

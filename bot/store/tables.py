@@ -7,6 +7,8 @@ from datetime import date, datetime
 from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE
+
 
 class PaperTable(SQLModel, table=True):
     __tablename__ = "paper"
@@ -69,6 +71,8 @@ class ChatTable(SQLModel, table=True):
     created_at: datetime
     last_digest_at: datetime
     digest_style: str = Field(default="compact", max_length=10)  # compact | full
+    digest_abstracts: int = DIGEST_ABSTRACTS  # compact digests: papers shown with their abstract
+    digest_page: int = DIGEST_PAGE  # papers a digest lists before its "more" button
 
 
 class FilterTable(SQLModel, table=True):

@@ -7,13 +7,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
-from telegram import (
-    BotCommand,
-    ChatMemberUpdated,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    Update,
-)
+from telegram import BotCommand, ChatMemberUpdated, Update
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import (
@@ -28,14 +22,14 @@ from telegram.ext import (
 )
 
 from bot import jobs
-from bot.commands import COMMANDS, Caller, Reply, handle_text, press_button
+from bot.commands import COMMANDS, Caller, handle_text, press_button
 from bot.config import Settings
 from bot.core.render import split_message
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
 from bot.service import chats
-from bot.telegram.transport import NO_PREVIEW, TelegramTransport, telegram_request
+from bot.telegram.transport import NO_PREVIEW, TelegramTransport, markup, telegram_request
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +44,6 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
     def runtime(self) -> Runtime:
         found: Runtime = self.application.bot_data["runtime"]
         return found
-
-
-def _markup(reply: Reply) -> InlineKeyboardMarkup | None:
-    if not reply.buttons:
-        return None
-    rows = [[InlineKeyboardButton(b.label, callback_data=b.data) for b in r] for r in reply.buttons]
-    return InlineKeyboardMarkup(rows)
 
 
 def _caller(update: Update, context: Context) -> Caller:
@@ -85,7 +72,7 @@ async def on_message(update: Update, context: Context) -> None:
         await message.reply_text(
             part,
             parse_mode=ParseMode.HTML,
-            reply_markup=_markup(reply) if number == len(parts) else None,
+            reply_markup=markup(reply.buttons) if number == len(parts) else None,
             link_preview_options=NO_PREVIEW,
         )
 
@@ -95,12 +82,12 @@ async def on_button(update: Update, context: Context) -> None:
     if query is None or query.data is None:
         return
     reply = await press_button(context.runtime, _caller(update, context), query.data)
-    if reply.notice:
-        await query.answer(reply.text, show_alert=True)
+    if reply.notice:  # an alert to read, or nothing to say (a card or a page was sent)
+        await query.answer(reply.text or None, show_alert=bool(reply.text))
         return
     await query.answer()
     await query.edit_message_text(
-        reply.text, parse_mode=ParseMode.HTML, reply_markup=_markup(reply)
+        reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.buttons)
     )
 
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import aiohttp
 from aiohttp import BasicAuth
 from aiohttp.helpers import get_env_proxy_for_url
-from telegram import Bot, LinkPreviewOptions
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -25,6 +25,7 @@ from telegram.request import BaseRequest, RequestData
 from telegram.warnings import PTBDeprecationWarning
 from yarl import URL
 
+from bot.core.buttons import Keyboard
 from bot.sender import ChatGone, ChatMoved, Rejected, RetryLater, Transient
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -179,6 +180,15 @@ def telegram_request(
     return AiohttpRequest(connections=connections, read_timeout=read_timeout)
 
 
+def markup(buttons: Keyboard) -> InlineKeyboardMarkup | None:
+    """Rows of buttons as Telegram's inline keyboard (None: no keyboard)."""
+    if not buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in buttons]
+    )
+
+
 def retry_seconds(error: RetryAfter) -> float:
     with warnings.catch_warnings():  # int vs timedelta: PTB is migrating; take either
         warnings.simplefilter("ignore", PTBDeprecationWarning)
@@ -190,13 +200,16 @@ class TelegramTransport:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
         try:
             message = await self.bot.send_message(
                 chat_id,
                 text,
                 parse_mode=ParseMode.HTML if html else None,
                 link_preview_options=NO_PREVIEW,
+                reply_markup=markup(buttons),
             )
         except RetryAfter as error:
             raise RetryLater(retry_seconds(error)) from error

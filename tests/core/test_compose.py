@@ -10,6 +10,7 @@ import pytest
 from bot.core.chat import Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
+    Outgoing,
     compose_items,
     digest_title,
     empty_digest_line,
@@ -112,8 +113,8 @@ def test_each_message_carries_the_rows_of_its_items() -> None:
     items = compose([row(1, 1, 10), row(2, 2, 30), row(3, 1, 20, revision=2)], [LOOPED, STATE])
     messages = [Message("first", [1]), Message("second", [0])]
     assert messages_with_rows(messages, items) == [
-        ("first", [row(2, 2, 30)]),
-        ("second", [row(1, 1, 10), row(3, 1, 20, revision=2)]),
+        Outgoing("first", [row(2, 2, 30)]),
+        Outgoing("second", [row(1, 1, 10), row(3, 1, 20, revision=2)]),
     ]
 
 

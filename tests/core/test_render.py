@@ -13,6 +13,7 @@ from bot.core.render import (
     MESSAGE_LIMIT,
     Item,
     MatchedFilter,
+    digest_order,
     escape,
     render_alert,
     render_digest,
@@ -129,9 +130,12 @@ def test_a_digest_groups_by_filter_best_first_with_a_count() -> None:
     title_hit = Item(paper(title="Title hit"), [Highlight("title", 0, 5)], [MatchedFilter(1, "a")])
     other = Item(paper(title="Other"), [], [MatchedFilter(2, "b"), MatchedFilter(1, "a")])
     later = Item(paper(title="Later"), [], [MatchedFilter(2, "b")])
-    [message] = render_digest([abstract_hit, title_hit, other, later], "Your digest")
+    batch = [abstract_hit, title_hit, other, later]
+    assert digest_order(batch) == [1, 0, 2, 3]
+    assert digest_order([later, title_hit]) == [1, 0]  # a subset keeps its relative order
+    [message] = render_digest([batch[i] for i in digest_order(batch)], "<b>Your digest</b>")
     text = message.text
-    assert text.startswith("<b>Your digest</b>: 4 new papers")
+    assert text.startswith("<b>Your digest</b>\n\n<b>a (filter 1)</b>: 3 papers")
     order = [text.index(t) for t in ("<b>a (filter 1)</b>: 3 papers", "<u>Title</u> hit",
                                      "Abstract hit", "Other", "<b>b (filter 2)</b>: 1 paper",
                                      "Later")]  # fmt: skip
@@ -185,9 +189,12 @@ def test_a_compact_entry_is_read_at_a_glance() -> None:
 
 def test_a_compact_digest_quotes_only_the_first_abstracts() -> None:
     batch = [Item(paper(title=f"Paper {n}"), [], [MatchedFilter(1, "a")]) for n in range(8)]
-    compact = render_digest(batch, "Your digest", abstracts=3)
-    full = render_digest(batch, "Your digest", compact=False)
+    compact = render_digest(batch, "<b>Your digest</b>", abstracts=3)
+    full = render_digest(batch, "<b>Your digest</b>", compact=False)
     assert "".join(m.text for m in compact).count("<blockquote expandable>") == 3
     assert "".join(m.text for m in full).count("<blockquote expandable>") == 8
     assert len(compact) == 1 and sorted(compact[0].items) == list(range(8))
-    assert compact[0].text.startswith("<b>Your digest</b>: 8 new papers\n\n<b>a (filter 1)</b>")
+    assert compact[0].text.startswith("<b>Your digest</b>\n\n<b>a (filter 1)</b>: 8 papers")
+    assert "\n<b>8. " in compact[0].text and "8. " not in full[0].text  # numbered for buttons
+    later = render_digest(batch[5:], "<b>Your digest</b>, continued", first=6, counts=False)
+    assert "<b>a (filter 1)</b>\n\n<b>6. " in later[0].text

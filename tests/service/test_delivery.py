@@ -4,7 +4,6 @@ hour has come. Nothing sleeps: the sender's sleep only records."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import pytest
@@ -19,39 +18,19 @@ from bot.sender import (
     RetryLater,
     Sender,
     Transient,
-    TransportError,
 )
 from bot.service import ingest
 from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
 from bot.service.planning import Planner
 from bot.store import Database, chats, deliveries
 from tests.conftest import SEEDS, Clock
+from tests.transports import Carried, RecordingTransport
 
 KV_CHAT, HASSANI_CHAT = 1, 2  # "kv cache" matches two seed papers, au:Hassani one
 BENICE = "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing"
 ELASTICKV = "ElasticKV: a mixed-fidelity KV runtime"
 HASSANI = "When to Follow the Teacher: Advantage-Based On-Policy Distillation"
 BACKOFFS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0]  # between 8 attempts: doubling, to a minute
-
-
-@dataclass
-class Transport:
-    """Records what it carries and answers with increasing message ids; raises the errors it
-    was given for a chat, one a call, before it sends anything more there."""
-
-    sent: list[tuple[int, str, bool]] = field(default_factory=list)
-    errors: dict[int, list[TransportError]] = field(default_factory=lambda: defaultdict(list))
-    last_id: int = 100
-
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
-        if self.errors[chat_id]:
-            raise self.errors[chat_id].pop(0)
-        self.sent.append((chat_id, text, html))
-        self.last_id += 1
-        return self.last_id
-
-    def texts(self, chat_id: int) -> list[str]:
-        return [text for chat, text, _ in self.sent if chat == chat_id]
 
 
 @dataclass
@@ -65,7 +44,7 @@ class Sleeps:
 @dataclass
 class Post:
     database: Database
-    transport: Transport
+    transport: RecordingTransport
     sleeps: Sleeps
     postman: Postman
 
@@ -83,7 +62,7 @@ class Post:
 
 @pytest.fixture
 def post(database: Database, clock: Clock) -> Post:
-    transport, sleeps = Transport(), Sleeps()
+    transport, sleeps = RecordingTransport(), Sleeps()
     sender = Sender(transport, Limits.off(), sleep=sleeps, monotonic=lambda: 0.0)
     postman = Postman(database, sender, clock=clock, rules=FilterRules())
     return Post(database, transport, sleeps, postman)
@@ -124,7 +103,7 @@ async def test_an_instant_round_sends_each_pending_row_once(post: Post, clock: C
     instant_chats(post, clock)
     report = await post.postman.deliver_instant()
     assert report == SendReport(messages=2, sent=3)
-    assert [chat for chat, _, _ in post.transport.sent] == [KV_CHAT, HASSANI_CHAT]
+    assert post.transport.chats() == [KV_CHAT, HASSANI_CHAT]
     [kv_alert] = post.transport.texts(KV_CHAT)
     assert titles(kv_alert) == [BENICE, ELASTICKV]
     assert titles(post.transport.texts(HASSANI_CHAT)[0]) == [HASSANI]
@@ -191,8 +170,10 @@ async def test_html_refused_once_goes_as_plain_text(post: Post, clock: Clock) ->
     post.transport.errors[KV_CHAT] = [Rejected("Bad Request: can't parse entities")]
     report = await post.postman.deliver_instant()
     assert (report.sent, report.failed) == (3, 0)
-    [(_, text, html)] = [sent for sent in post.transport.sent if sent[0] == KV_CHAT]
-    assert html is False and "<b>" not in text and titles(text) == [BENICE, ELASTICKV]
+    [sent] = [m for m in post.transport.sent if m.chat_id == KV_CHAT]
+    assert (
+        sent.html is False and "<b>" not in sent.text and titles(sent.text) == [BENICE, ELASTICKV]
+    )
     assert post.ledger(KV_CHAT) == [("sent", 101, None), ("sent", 101, None)]
 
 
@@ -275,11 +256,11 @@ async def test_digests_go_when_each_chats_local_hour_has_passed(post: Post, cloc
     assert await post.postman.digest_tick() == SendReport()
     clock.advance(minutes=1)  # 13:00 UTC
     assert await post.postman.digest_tick() == SendReport(messages=1, sent=2, digests=1)
-    assert [chat for chat, _, _ in post.transport.sent] == [KV_CHAT]
+    assert post.transport.chats() == [KV_CHAT]
     assert await post.postman.digest_tick() == SendReport()  # once a day
     clock.advance(hours=10)  # 23:00 UTC: 08:00 in Tokyo
     assert await post.postman.digest_tick() == SendReport(messages=1, sent=1, digests=1)
-    assert [chat for chat, _, _ in post.transport.sent] == [KV_CHAT, HASSANI_CHAT]
+    assert post.transport.chats() == [KV_CHAT, HASSANI_CHAT]
     assert post.ledger(HASSANI_CHAT) == [("sent", 102, None)]
     assert post.ledger(3) == post.ledger(4) == [("pending", None, None)]
 
@@ -310,7 +291,7 @@ async def test_an_empty_digest_says_why(
     clock.advance(hours=1)
     report = await post.postman.digest_tick()
     assert report == SendReport(messages=1, digests=2)
-    assert post.transport.sent == [(KV_CHAT, line, True)]
+    assert post.transport.sent == [Carried(KV_CHAT, line, True, [])]
     assert post.chat(KV_CHAT).last_digest_at == post.chat(HASSANI_CHAT).last_digest_at == clock()
 
 

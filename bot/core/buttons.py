@@ -1,0 +1,89 @@
+"""Buttons under messages, and what their callback data says.
+
+The data names a ledger row or a filter by its id (Telegram allows 64 bytes); whoever acts on
+a press checks that the row or filter belongs to the chat that pressed, so data copied from
+another chat does nothing. Made and read here only, so the two never drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Button:
+    label: str
+    data: str  # what comes back when it is pressed
+
+
+Keyboard = Sequence[Sequence[Button]]  # rows of buttons under a message
+
+
+@dataclass(frozen=True)
+class ShowCard:
+    """A digest entry's full card (abstract, comments, links), as a message of its own."""
+
+    row_id: int
+
+
+@dataclass(frozen=True)
+class NextPage:
+    """A digest's next papers past its page: from the paper of `row_id`, numbered from
+    `number`."""
+
+    row_id: int
+    number: int
+
+
+@dataclass(frozen=True)
+class RemoveFilter:
+    filter_id: int
+
+
+@dataclass(frozen=True)
+class ConfirmStop:
+    confirmed: bool
+
+
+Press = ShowCard | NextPage | RemoveFilter | ConfirmStop
+
+
+def card_button(row_id: int, number: int) -> Button:
+    return Button(f"📄 {number}", f"card:{row_id}")
+
+
+def more_button(row_id: int, number: int, remaining: int) -> Button:
+    label = "1 more paper" if remaining == 1 else f"{remaining} more papers"
+    return Button(f"{label} ▸", f"more:{row_id}:{number}")
+
+
+def remove_button(filter_id: int, number: int) -> Button:
+    return Button(f"Remove {number}", f"remove:{filter_id}")
+
+
+def stop_buttons() -> list[Button]:
+    return [Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]
+
+
+def parse_press(data: str) -> Press | None:
+    """What a button's data asks for; None for data we never made (or an older bot's)."""
+    action, _, value = data.partition(":")
+    numbers = [int(part) for part in value.split(":") if part.isdigit()]
+    if len(numbers) != len(value.split(":")):
+        numbers = []
+    match action, numbers:
+        case "card", [row_id]:
+            return ShowCard(row_id)
+        case "more", [row_id, number] if number >= 1:
+            return NextPage(row_id, number)
+        case "remove", [filter_id]:
+            return RemoveFilter(filter_id)
+    if action == "stop" and value in ("yes", "no"):
+        return ConfirmStop(value == "yes")
+    return None
+
+
+def rows_of(buttons: list[Button], width: int) -> list[list[Button]]:
+    """Buttons in rows of at most `width` (Telegram shows up to 8 in a row)."""
+    return [buttons[i : i + width] for i in range(0, len(buttons), width)]

@@ -1,0 +1,55 @@
+"""Transports for tests that run the postman without Telegram: one that records what it carries,
+one for tests where nothing may be sent."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from bot.core.buttons import Button, Keyboard
+from bot.sender import TransportError
+
+
+@dataclass(frozen=True)
+class Carried:
+    chat_id: int
+    text: str
+    html: bool
+    buttons: list[list[Button]]
+
+
+@dataclass
+class RecordingTransport:
+    """Records what it carries and answers with increasing message ids; raises the errors it
+    was given for a chat, one a call, before it sends anything more there."""
+
+    sent: list[Carried] = field(default_factory=list)
+    errors: dict[int, list[TransportError]] = field(default_factory=lambda: defaultdict(list))
+    last_id: int = 100
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        if self.errors[chat_id]:
+            raise self.errors[chat_id].pop(0)
+        self.sent.append(Carried(chat_id, text, html, [list(row) for row in buttons]))
+        self.last_id += 1
+        return self.last_id
+
+    def texts(self, chat_id: int) -> list[str]:
+        return [m.text for m in self.sent if m.chat_id == chat_id]
+
+    def chats(self) -> list[int]:
+        return [m.chat_id for m in self.sent]
+
+
+@dataclass
+class SilentTransport:
+    """For tests of work that must send nothing: any message fails the test."""
+
+    why: str = "nothing should be sent here"
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        raise AssertionError(self.why)
