@@ -4,6 +4,7 @@ hour has come. Nothing sleeps: the sender's sleep only records."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pytest
@@ -304,3 +305,79 @@ async def test_a_digest_to_a_chat_gone_fails_its_rows(post: Post, clock: Clock) 
     assert report == SendReport(failed=2, digests=1, chats_gone=[KV_CHAT])
     assert not post.chat(KV_CHAT).active
     assert await post.postman.digest_tick() == SendReport()  # inactive chats get no digest
+
+
+# -- a long digest: pages and cards ---------------------------------------------------------------
+
+
+def buttons(message: Carried) -> list[str]:
+    return [b.data for row in message.buttons for b in row]
+
+
+def numbers(text: str) -> list[int]:
+    """The entry numbers a compact digest message shows."""
+    return [int(n) for n in re.findall(r"<b>(?:<a [^>]*>)?(\d+)\. ", text)]
+
+
+async def test_a_long_digest_pages_and_every_paper_is_one_button_away(
+    post: Post, clock: Clock
+) -> None:
+    follow(post, clock, KV_CHAT, "we", digest_page=12)
+    seeds_arrive(post, clock)
+    waiting = len(post.ledger(KV_CHAT))
+    assert waiting > 24  # three pages at least
+
+    assert (await post.postman.digest_now(post.chat(KV_CHAT))) == DigestSent(waiting, True)
+    first = post.transport.sent
+    assert "The first 12 here; the rest behind the button at the end." in first[0].text
+    assert [n for m in first for n in numbers(m.text)] == list(range(1, 13))
+    assert [len(buttons(m)) for m in first[:-1]] == [len(numbers(m.text)) for m in first[:-1]]
+    *cards, more = buttons(first[-1])
+    assert (
+        more.startswith("more:")
+        and more.endswith(":13")
+        and len(cards) == numbers(first[-1].text).__len__()
+    )
+    assert first[-1].buttons[-1][0].label == f"{waiting - 12} more papers ▸"
+    ledger = post.ledger(KV_CHAT)
+    assert {status for status, _, _ in ledger} == {"sent"}  # the rest settled with the digest
+    assert sum(1 for _, message_id, _ in ledger if message_id == post.transport.last_id) > 12
+
+    shown, pages = 12, 0
+    while more:
+        post.transport.sent = []
+        row_id, number = (int(part) for part in more.split(":")[1:])
+        assert await post.postman.send_page(post.chat(KV_CHAT), row_id, number)
+        page = post.transport.sent
+        header = (
+            rf"<b>Your digest: the 22 Oct 2026 announcement</b>, continued: papers? {shown + 1}\b"
+        )
+        assert re.match(header, page[0].text)
+        listed = [n for m in page for n in numbers(m.text)]
+        assert listed == list(range(shown + 1, shown + 1 + len(listed)))
+        shown, pages = shown + len(listed), pages + 1
+        more = next((d for d in buttons(page[-1]) if d.startswith("more:")), "")
+        assert "<blockquote" not in "".join(m.text for m in page)  # abstracts: the first five
+    assert (shown, pages) == (waiting, -(-(waiting - 12) // 12))
+    assert post.ledger(KV_CHAT) == ledger  # pages are not in the ledger
+
+
+async def test_a_card_button_sends_the_whole_card_to_its_chat_only(
+    post: Post, clock: Clock
+) -> None:
+    follow(post, clock, KV_CHAT, '"kv cache"')
+    follow(post, clock, HASSANI_CHAT, "au:Hassani")
+    seeds_arrive(post, clock)
+    await post.postman.digest_now(post.chat(KV_CHAT))
+    [digest] = post.transport.sent
+    card = buttons(digest)[1]
+    post.transport.sent = []
+    row_id = int(card.split(":")[1])
+    assert not await post.postman.send_card(HASSANI_CHAT, row_id)  # another chat's row
+    assert not await post.postman.send_page(post.chat(HASSANI_CHAT), row_id, 2)
+    assert post.transport.sent == []
+    assert await post.postman.send_card(KV_CHAT, row_id)
+    [sent] = post.transport.sent
+    assert sent.chat_id == KV_CHAT and "<blockquote expandable>" in sent.text
+    assert 'matched "kv cache" (filter 1)' in sent.text
+    assert titles(sent.text) == titles(digest.text)[1:2]
