@@ -1,0 +1,458 @@
+"""The deployment files say what the code does (images can't be pulled here, so this keeps them
+honest): every PAPERBOT_* they name is a setting, every `paperbot ...` they run is a command,
+compose parses and is wired as documented, the Dockerfile copies what exists, the systemd units
+are hardened, the env example names every setting with its default. And `paperbot db backup`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.cli import _parser
+from bot.config import Settings
+from bot.store import Database
+from tests.conftest import ROOT, SEEDS
+from tests.test_cli import paperbot
+
+DEPLOY = ROOT / "deploy"
+GUIDE = ROOT / "docs" / "DEPLOY.md"
+DOCUMENTS = sorted(p for p in DEPLOY.iterdir() if p.is_file()) + [GUIDE]
+
+# Named by the deployment files before the code has them (issue 14, being built beside this).
+# When the xfail tests below start passing (strict: they then fail), empty these sets and remove
+# their marks.
+PENDING_SETTINGS = {
+    "PAPERBOT_TELEGRAM_WEBHOOK_URL",
+    "PAPERBOT_TELEGRAM_WEBHOOK_LISTEN",
+    "PAPERBOT_TELEGRAM_WEBHOOK_SECRET",
+}
+PENDING_COMMANDS = {"worker"}
+OTHER_VARIABLES = {"PAPERBOT_CONFIG"}  # the settings file's path, read by bot/config.py itself
+
+
+def settings() -> dict[str, Any]:
+    """Every setting as its environment variable, with its default, from the Settings model."""
+    found = {}
+    for section_name, section in Settings.model_fields.items():
+        model = section.annotation
+        assert isinstance(model, type)
+        for key, field in model.model_fields.items():  # type: ignore[attr-defined]
+            found[f"PAPERBOT_{section_name}_{key}".upper()] = field.get_default(
+                call_default_factory=True
+            )
+    return found
+
+
+def commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's subcommands by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def code(path: Path) -> str:
+    """What is run or set, not prose: a Markdown file's code spans and blocks; in the other
+    files every line without its comment, plus a comment's `code spans`."""
+    text = path.read_text()
+    if path.suffix == ".md":
+        blocks = re.findall(r"^```\w*\n(.*?)^```", text, re.M | re.S)
+        spans = re.findall(r"`([^`\n]+)`", re.sub(r"^```.*?^```", "", text, flags=re.M | re.S))
+        return "\n".join(blocks + spans)
+    lines = []
+    for line in text.splitlines():
+        content, _, comment = (
+            line.partition("#") if line.lstrip().startswith("#") else (line, "", "")
+        )
+        lines += [content, *re.findall(r"`([^`]+)`", comment)]
+    return "\n".join(lines)
+
+
+def json_commands(text: str) -> str:
+    """Exec-form commands (`["paperbot", "db", "upgrade"]`) as the words they run."""
+    return re.sub(
+        r'\[\s*"[^"\]]*"(?:\s*,\s*"[^"\]]*")*\s*\]', lambda m: " ".join(json.loads(m[0])), text
+    )
+
+
+# `paperbot` as a program (also bin/paperbot and the deploy/paperbot-admin wrapper), not the
+# user (`-u paperbot`, `StateDirectory=paperbot`), a folder or a unit name.
+COMMAND = re.compile(
+    r"(?<![\w.@=:-])(?<!-u )paperbot(?:-admin)?[ \t]+([a-z][\w-]*)(?:[ \t]+([a-z][\w-]*))?"
+)
+
+
+def commands_run() -> list[tuple[str, tuple[str, ...]]]:
+    """(file, words) for each `paperbot WORD [WORD]` the documents run."""
+    found = []
+    for path in DOCUMENTS:
+        for match in COMMAND.finditer(json_commands(code(path))):
+            found.append((path.name, tuple(w for w in match.groups() if w)))
+    return found
+
+
+def unknown_command(words: tuple[str, ...]) -> str | None:
+    """Why the parser would refuse these words, or None."""
+    known = commands(_parser())
+    if words[0] not in known:
+        return f"no command {words[0]!r}"
+    actions = commands(known[words[0]])
+    if actions and (len(words) < 2 or words[1] not in actions):
+        return f"no action {' '.join(words)!r} (there are {', '.join(actions)})"
+    return None
+
+
+def variables_named() -> set[tuple[str, str]]:
+    return {
+        (path.name, name)
+        for path in DOCUMENTS
+        for name in re.findall(r"\bPAPERBOT_[A-Z0-9_]*[A-Z0-9]\b", path.read_text())
+    }
+
+
+def test_every_variable_named_is_a_setting() -> None:
+    real = set(settings()) | OTHER_VARIABLES | PENDING_SETTINGS
+    unknown = sorted(f"{name} in {file}" for file, name in variables_named() if name not in real)
+    assert not unknown, "not a setting of bot/config.py: " + "; ".join(unknown)
+
+
+@pytest.mark.xfail(strict=True, reason="webhook settings come with issue 14's webhook mode")
+def test_pending_settings_exist() -> None:
+    missing = PENDING_SETTINGS - set(settings())
+    assert not missing, f"not settings yet: {sorted(missing)}"
+
+
+def test_other_variables_are_read_by_the_settings() -> None:
+    source = (ROOT / "bot" / "config.py").read_text()
+    assert all(f'"{name}"' in source for name in OTHER_VARIABLES)
+
+
+def test_every_command_run_is_a_command() -> None:
+    found = commands_run()
+    assert {words[0] for _, words in found} >= {"run", "db", "worker"}
+    wrong = [
+        f"paperbot {' '.join(words)} in {file}: {problem}"
+        for file, words in found
+        if words[0] not in PENDING_COMMANDS and (problem := unknown_command(words))
+    ]
+    assert not wrong, "; ".join(wrong)
+
+
+@pytest.mark.xfail(strict=True, reason="`paperbot worker` comes with issue 14's part 2")
+def test_pending_commands_exist() -> None:
+    missing = PENDING_COMMANDS - set(commands(_parser()))
+    assert not missing, f"not commands yet: {sorted(missing)}"
+
+
+# -- compose --------------------------------------------------------------------------------------
+
+Line = tuple[int, str]
+
+
+def parse_yaml(text: str) -> Any:
+    """The YAML subset compose.yaml is written in (PyYAML is not a dependency): block mappings
+    and sequences, plain, quoted and flow-list scalars, comments, `&anchor`, `*alias` and the
+    `<<` merge key. Anything else is an error rather than a guess."""
+    lines: list[Line] = []
+    for raw in text.splitlines():
+        content = re.sub(r"(^|\s)#.*$", "", raw).rstrip()
+        if content.strip():
+            lines.append((len(content) - len(content.lstrip()), content.strip()))
+    anchors: dict[str, Any] = {}
+    value, end = _yaml_block(lines, 0, 0, anchors)
+    assert end == len(lines), f"cannot read line: {lines[end][1]!r}"
+    return value
+
+
+def _yaml_block(lines: list[Line], start: int, indent: int, anchors: dict[str, Any]) -> Any:
+    if lines[start][1].startswith("- "):
+        items, i = [], start
+        while i < len(lines) and lines[i][0] == indent and lines[i][1].startswith("- "):
+            items.append(_yaml_scalar(lines[i][1][2:], anchors))
+            i += 1
+        return items, i
+    mapping: dict[str, Any] = {}
+    i = start
+    while i < len(lines) and lines[i][0] == indent:
+        match = re.fullmatch(r'("[^"]*"|[\w.<-]+):(?:\s+(.*))?', lines[i][1])
+        assert match, f"cannot read line: {lines[i][1]!r}"
+        key, rest = match[1].strip('"'), match[2] or ""
+        i += 1
+        anchor = re.fullmatch(r"&(\w[\w-]*)", rest)
+        if (not rest or anchor) and i < len(lines) and lines[i][0] > indent:
+            value, i = _yaml_block(lines, i, lines[i][0], anchors)
+            if anchor:
+                anchors[anchor[1]] = value
+        else:
+            value = _yaml_scalar(rest, anchors) if rest else None
+        if key == "<<":
+            mapping = {**value, **mapping}
+        else:
+            mapping[key] = value
+    return mapping, i
+
+
+def _yaml_scalar(text: str, anchors: dict[str, Any]) -> Any:
+    if text.startswith("*"):
+        return anchors[text[1:]]
+    if text.startswith(("[", '"')):
+        return json.loads(text)
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    if text in ("true", "false"):
+        return text == "true"
+    assert not text.startswith(("{", "'", "&", "|", ">")), f"not in the subset: {text!r}"
+    return text
+
+
+def compose() -> dict[str, Any]:
+    parsed: dict[str, Any] = parse_yaml((DEPLOY / "compose.yaml").read_text())
+    return parsed
+
+
+def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> None:
+    document = compose()
+    services = document["services"]
+    assert set(services) == {"postgres", "migrate", "bot", "worker"}
+    postgres = services["postgres"]
+    assert postgres["image"].startswith("postgres:16")
+    volume = postgres["volumes"][0].split(":")[0]
+    assert volume in document["volumes"], "PostgreSQL's data is in a named volume"
+    assert "pg_isready" in " ".join(postgres["healthcheck"]["test"])
+    runs = {"migrate": "paperbot db upgrade", "bot": "paperbot run", "worker": "paperbot worker"}
+    for name, command in runs.items():
+        service = services[name]
+        assert " ".join(service["command"]) == command
+        assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
+        assert service["env_file"] == "paperbot.env"
+        url = service["environment"]["PAPERBOT_DATABASE_URL"]
+        assert re.fullmatch(
+            r"postgresql\+psycopg://paperbot:\$\{POSTGRES_PASSWORD.*\}@postgres:5432/paperbot", url
+        )
+        assert any(v.endswith(":/var/lib/paperbot/inbox") for v in service["volumes"])
+        assert service["depends_on"]["postgres"] == {"condition": "service_healthy"}
+    assert services["migrate"]["restart"] == "no"
+    assert "migrate" not in services["migrate"]["depends_on"]
+    for name in ("bot", "worker"):
+        wait = services[name]["depends_on"]["migrate"]
+        assert wait == {"condition": "service_completed_successfully"}
+    assert services["worker"]["deploy"]["replicas"].startswith("${WORKERS")
+
+
+def test_compose_agrees_with_pyyaml_where_it_is_installed() -> None:
+    yaml = pytest.importorskip("yaml", reason="PyYAML is not installed (not a dependency)")
+    text = (DEPLOY / "compose.yaml").read_text()
+    assert yaml.safe_load(text) == parse_yaml(text)
+
+
+def test_compose_builds_from_the_repository_root() -> None:
+    for service in compose()["services"].values():
+        if "build" in service:
+            assert (DEPLOY / service["build"]["context"]).resolve() == ROOT
+            assert (ROOT / service["build"]["dockerfile"]).is_file()
+
+
+# -- the image ------------------------------------------------------------------------------------
+
+DOCKERFILE = (DEPLOY / "Dockerfile").read_text()
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    joined = re.sub(r"\\\n", " ", DOCKERFILE)
+    return [
+        (line.split(None, 1)[0].upper(), line.split(None, 1)[1])
+        for line in joined.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def dockerignored(path: str) -> bool:
+    """Whether the repository's .dockerignore keeps a top-level path out of the build context
+    (its patterns in order, the last that matches wins, `!` lets a path back in)."""
+    ignored = False
+    for pattern in (ROOT / ".dockerignore").read_text().splitlines():
+        pattern = pattern.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        negated = pattern.startswith("!")
+        pattern = pattern.lstrip("!").rstrip("/")
+        if "/" not in pattern and re.fullmatch(
+            pattern.replace(".", r"\.").replace("*", ".*"), path
+        ):
+            ignored = not negated
+    return ignored
+
+
+def test_what_the_dockerfile_copies_exists_and_is_in_the_build_context() -> None:
+    copied = []
+    for instruction, arguments in dockerfile_instructions():
+        if instruction in ("COPY", "ADD"):
+            words = [w for w in arguments.split() if not w.startswith("--")]
+            copied += words[:-1]
+    assert {"pyproject.toml", "bot"} <= set(copied)
+    for source in copied:
+        assert (ROOT / source).exists(), f"COPY {source}: no such file in the repository"
+        assert not dockerignored(source), f"COPY {source}: left out by .dockerignore"
+    assert dockerignored(".venv") and dockerignored("data") and dockerignored("deploy")
+
+
+def test_the_image_runs_the_bot_as_a_user_with_a_health_check() -> None:
+    instructions = dict(dockerfile_instructions())
+    instructions["ENV"] = " ".join(a for i, a in dockerfile_instructions() if i == "ENV")
+    assert re.match(r"python:3\.(1[1-9])-slim", instructions["FROM"])
+    assert instructions["USER"] not in ("root", "0")
+    assert json.loads(instructions["CMD"]) == ["paperbot", "run"]
+    check = instructions["HEALTHCHECK"]
+    assert "urllib.request" in check and "/healthz" in check and "PAPERBOT_METRICS_PORT" in check
+    environment = dict(re.findall(r"(PAPERBOT_\w+)=(\S+)", instructions["ENV"]))
+    volumes = json.loads(instructions["VOLUME"])
+    data = Database.folder(environment["PAPERBOT_DATABASE_URL"])
+    assert sorted(volumes) == sorted([str(data), environment["PAPERBOT_INBOX_DIR"]])
+
+
+# -- systemd --------------------------------------------------------------------------------------
+
+HARDENING = {
+    "NoNewPrivileges": "yes",
+    "ProtectSystem": "strict",
+    "ProtectHome": "yes",
+    "PrivateTmp": "yes",
+    "PrivateDevices": "yes",
+    "Restart": "on-failure",
+    "CapabilityBoundingSet": "",
+}
+
+
+def unit(name: str) -> dict[str, list[str]]:
+    """A unit's [Service] settings, each key with all its values (systemd allows repeats)."""
+    section, found = "", {}
+    for line in (DEPLOY / name).read_text().splitlines():
+        if line.startswith("["):
+            section = line
+        elif section == "[Service]" and "=" in line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            found.setdefault(key, []).append(value)
+    return found
+
+
+def env_example() -> dict[str, tuple[bool, str]]:
+    """The example's settings: name -> (commented out, value)."""
+    text = (DEPLOY / "paperbot.env.example").read_text()
+    return {
+        name: (bool(hashed), value)
+        for hashed, name, value in re.findall(r"^(# )?(PAPERBOT_\w+)=(.*)$", text, re.M)
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "runs"), [("paperbot.service", "run"), ("paperbot-worker@.service", "worker")]
+)
+def test_systemd_units_are_hardened_and_run_paperbot(name: str, runs: str) -> None:
+    service = unit(name)
+    for key, value in HARDENING.items():
+        assert service.get(key) == [value], f"{name}: {key}={value}"
+    assert service["User"][0] not in ("root", "0")
+    assert service["EnvironmentFile"] == ["/etc/paperbot/paperbot.env"]
+    assert service["ExecStart"][0].endswith(f"/bin/paperbot {runs}")
+    writable = service["ReadWritePaths"][0].split()
+    folder = Path(service["WorkingDirectory"][0])
+    data = folder / str(Database.folder(str(settings()["PAPERBOT_DATABASE_URL"])))
+    inbox = env_example()["PAPERBOT_INBOX_DIR"][1]
+    assert sorted(writable) == sorted([str(data), inbox])
+
+
+def test_the_admin_wrapper_runs_paperbot_as_the_service_does() -> None:
+    wrapper = (DEPLOY / "paperbot-admin").read_text()
+    service = unit("paperbot.service")
+    assert f"--uid={service['User'][0]}" in wrapper
+    assert f"--working-directory={service['WorkingDirectory'][0]}" in wrapper
+    assert f"EnvironmentFile={service['EnvironmentFile'][0]}" in wrapper
+    assert service["ExecStart"][0].removesuffix(" run") + ' "$@"' in wrapper
+
+
+# -- the env example ------------------------------------------------------------------------------
+
+
+def shown(default: Any) -> str:
+    """A default as an environment variable spells it."""
+    if default is None:
+        return ""
+    if isinstance(default, bool):
+        return str(default).lower()
+    if isinstance(default, list):
+        return ",".join(map(str, default))
+    if isinstance(default, float) and default.is_integer():
+        return str(int(default))
+    return str(default)
+
+
+def test_the_env_example_names_every_setting_with_its_default() -> None:
+    example = env_example()
+    text = (DEPLOY / "paperbot.env.example").read_text()
+    for name, default in settings().items():
+        assert name in example, f"{name} is not in deploy/paperbot.env.example"
+        commented, value = example[name]
+        if commented:
+            assert value == shown(default), f"{name}: the example's default is not the code's"
+        line = re.search(rf"^.*\n(# )?{name}=", text, re.M)
+        assert line and line[0].startswith("# "), f"{name}: one comment line above it"
+    assert example["PAPERBOT_TELEGRAM_TOKEN"] == (False, ""), "the token is the one to fill in"
+
+
+# -- paperbot db backup ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    return tmp_path
+
+
+def table_rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    with closing(sqlite3.connect(path)) as connection:
+        tables = [
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        return {t: connection.execute(f'SELECT * FROM "{t}" ORDER BY 1').fetchall() for t in tables}
+
+
+def test_db_backup_copies_a_running_sqlite_database_once(workdir: Path) -> None:
+    assert paperbot(workdir, "ingest", "seeds/").returncode == 0
+    live = workdir / "data" / "paperbot.db"
+    writer = sqlite3.connect(live, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # a writer in the middle of its transaction
+    writer.execute("DELETE FROM paper")
+    copied = paperbot(workdir, "db", "backup", "backup.db")
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert copied.returncode == 0, copied.stderr
+    assert copied.stdout == "database copied to backup.db\n"
+    rows = table_rows(workdir / "backup.db")
+    assert len(rows["paper"]) == 37
+    assert rows == table_rows(live)
+
+    again = paperbot(workdir, "db", "backup", "backup.db")
+    assert again.returncode == 2
+    assert again.stderr == "paperbot: backup.db exists: a backup never overwrites a file\n"
+    assert table_rows(workdir / "backup.db") == rows
+
+
+def test_db_backup_of_postgresql_names_pg_dump(workdir: Path) -> None:
+    url = "postgresql://paperbot:s3cret@db.example.org:5433/papers"
+    result = paperbot(workdir, "db", "backup", "x.dump", env={"PAPERBOT_DATABASE_URL": url})
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "s3cret" not in result.stderr
+    assert result.stderr.endswith(
+        "back it up with pg_dump, not paperbot: pg_dump --host=db.example.org --port=5433 "
+        "--username=paperbot --format=custom --file=x.dump papers\n"
+    )
+    assert not (workdir / "x.dump").exists()
