@@ -64,6 +64,25 @@ def test_buttons_and_multi_line_import(tmp_path: Path) -> None:
     assert out.rstrip().endswith('No filters yet. Add one with /subscribe "kv cache".')
 
 
+def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"}
+    paperbot(tmp_path, "console", stdin="/subscribe we\n/layout page 12\n", env=env)
+    for seed in SEEDS.iterdir():  # 37 papers, every one matches "we"
+        shutil.copy(seed, tmp_path / "inbox" / seed.name)
+    result = paperbot(tmp_path, "console", stdin="/digest\n#7\n#13\n#99\n", env=env)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "37 new papers\nThe first 12 here; the rest behind the button at the end." in out
+    assert "  #7 📄 7\n" in out and "  #13 25 more papers ▸\n" in out
+    card = out[out.index("> #7\n") : out.index("> #13\n")]
+    assert "matched we (filter 1)" in card and "  > " in card  # the whole card, its abstract
+    page = out[out.index("> #13\n") : out.index("> #99\n")]
+    assert "continued: papers 13–24 of 37" in page and "  #14 📄 13\n" in page
+    assert "  #26 13 more papers ▸" in page  # numbers go on across messages until a command
+    assert out.rstrip().endswith("> #99\nNo such button.")
+
+
 CURSOR_REQUEST, CURSOR_AT = b"\x1b[6n", b"\x1b[1;1R"
 PROMPT_UP = b"\x1b[?2004h"  # prompt_toolkit takes pasted text again: the prompt is drawn
 LEFT, UP, CTRL_C, CTRL_D = b"\x1b[D", b"\x1b[A", b"\x03", b"\x04"

@@ -280,3 +280,54 @@ async def test_overlapping_delivery_ticks_send_nothing_twice(world: World) -> No
     assert len(titles) == len(set(titles)) == 31
     assert [r.sent for r in reports] == [31, 0, 0]
     assert ledger(world, ADA) == {"sent": 31}
+
+
+def keyboard(message: dict[str, Any]) -> list[str]:
+    markup = message.get("reply_markup") or {"inline_keyboard": []}
+    return [b["callback_data"] for row in markup["inline_keyboard"] for b in row]
+
+
+async def test_a_long_digest_pages_and_opens_cards_from_its_buttons(world: World) -> None:
+    await world.command(ADA, "/subscribe we")  # every seed paper: 37
+    await world.command(ADA, "/layout page 12")
+    await world.command(BOB, '/subscribe "kv cache"')
+    await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
+    before = len(world.server.sent(ADA))
+    await world.command(ADA, "/digest")  # the first message back: the digest's
+    done = "That was everything waiting: 37 papers."
+    await world.server.wait_for(lambda: world.server.texts(ADA)[-1] == done)
+    digest = world.server.sent(ADA)[before:-1]  # the last one: the answer to /digest
+    assert "37 new papers" in digest[0]["text"] and ledger(world, ADA) == {"sent": 37}
+    last = digest[-1]
+    more = keyboard(last)[-1]
+    assert more.startswith("more:") and more.endswith(":13")
+
+    shown = len(world.server.sent(ADA))
+    world.server.press(ADA, last["message_id"], more)
+    await world.server.wait_for(
+        lambda: any("papers 13–24 of 37" in t for t in world.server.texts(ADA))
+    )
+    page = world.server.sent(ADA)[shown:]
+    assert keyboard(page[-1])[-1].endswith(":25")
+    await world.server.wait_for(lambda: len(world.server.calls_to("answerCallbackQuery")) == 1)
+    [answer] = world.server.calls_to("answerCallbackQuery")
+    assert answer.params["show_alert"] == "false" and "text" not in answer.params  # no popup
+
+    [(holder, card)] = [  # paper 7's card: no abstract in the digest
+        (m, b["callback_data"])
+        for m in digest
+        for row in m["reply_markup"]["inline_keyboard"]
+        for b in row
+        if b["text"] == "📄 7"
+    ]
+    bobs = world.server.sent(BOB)[-1]["message_id"]
+    world.server.press(BOB, bobs, card)  # ADA's button data, pressed in another chat
+    await world.server.wait_for(lambda: len(world.server.calls_to("answerCallbackQuery")) == 2)
+    refused = world.server.calls_to("answerCallbackQuery")[-1].params
+    assert refused["show_alert"] == "true" and "out of date" in refused["text"]
+    shown = len(world.server.sent(ADA))
+    world.server.press(ADA, holder["message_id"], card)
+    await world.server.wait_for(lambda: len(world.server.sent(ADA)) > shown)
+    [opened] = world.server.sent(ADA)[shown:]
+    assert "<blockquote expandable>" in opened["text"] and "matched we (filter 1)" in opened["text"]
+    assert not any("blockquote" in t for t in world.server.texts(BOB))  # BOB got nothing of it
