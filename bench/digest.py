@@ -1,5 +1,6 @@
 """How long a morning's digest is: a real announcement day, filters people write, the digest
-rendered compact (the default) and full (every card), counted in messages and characters.
+composed as the postman sends it, compact (the default: a page of 30 papers at a glance, the
+rest behind a "more" button) and full (every card), counted in messages and characters.
 
     python bench/digest.py --json [--day ../shared/data/arxiv-days-2025/2025-05-27.jsonl]
 
@@ -15,17 +16,19 @@ import argparse
 import json
 import sys
 import time
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bot.core.chat import Delivery  # noqa: E402
+from bot.core.compose import Layout, compose_digest, compose_page  # noqa: E402
 from bot.core.highlight import highlights  # noqa: E402
 from bot.core.matcher import matches  # noqa: E402
 from bot.core.paper import AnnounceType, Paper  # noqa: E402
 from bot.core.query import FilterRules  # noqa: E402
-from bot.core.render import Item, MatchedFilter, render_digest, size  # noqa: E402
+from bot.core.render import Item, MatchedFilter, size  # noqa: E402
 
 DEFAULT_DAY = ROOT.parent / "shared" / "data" / "arxiv-days-2025" / "2025-05-27.jsonl"
 FILTERS = [
@@ -79,13 +82,33 @@ def main() -> None:
         "filters": FILTERS,
         "matched_papers": len(items),
     }
-    for name, compact in (("compact", True), ("full", False)):
+    now = datetime.now(UTC)
+    composed = [  # one ledger row per paper, as the planner writes them
+        (item, [Delivery(n, 1, n, 0, [], "pending", None, None, now)])
+        for n, item in enumerate(items, 1)
+    ]
+    for name, layout in (("compact", Layout()), ("full", Layout(compact=False, page=1000))):
         start = time.perf_counter()
-        messages = render_digest(items, "Your digest", compact=compact)
+        messages = compose_digest(composed, "Your digest", layout)
         figures[f"{name}_messages"] = len(messages)
         figures[f"{name}_characters"] = sum(size(m.text) for m in messages)
         figures[f"{name}_render_seconds"] = round(time.perf_counter() - start, 3)
+    figures["compact_listed"] = min(len(items), Layout().page)
+    figures["compact_pages_for_the_rest"] = count_pages(composed)
     print(json.dumps(figures))
+
+
+def count_pages(composed: list[tuple[Item, list[Delivery]]]) -> list[int]:
+    """Messages of each later page, pressing "more" until the digest ends."""
+    first = compose_digest(composed, "Your digest", Layout())
+    pages: list[int] = []
+    more = [b.data for row in first[-1].buttons for b in row if b.data.startswith("more:")]
+    while more:
+        row_id, number = (int(part) for part in more[0].split(":")[1:])
+        page = compose_page(composed, "Your digest", Layout(), row_id=row_id, number=number)
+        pages.append(len(page))
+        more = [b.data for row in page[-1].buttons for b in row if b.data.startswith("more:")]
+    return pages
 
 
 if __name__ == "__main__":
