@@ -14,6 +14,7 @@ from bot.core.buttons import (
     Button,
     ConfirmStop,
     NextPage,
+    Rate,
     RemoveFilter,
     ShowCard,
     parse_press,
@@ -21,12 +22,14 @@ from bot.core.buttons import (
     stop_buttons,
 )
 from bot.core.chat import Chat
+from bot.core.relevance import MIN_LIKES
 from bot.core.render import escape, plural
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.runtime import Runtime
-from bot.service import chats, status, subscriptions
+from bot.service import chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
+from bot.service.feedback import SIGNS
 from bot.service.preview import RecentMatches
 from bot.service.subscriptions import (
     AlreadyFollowed,
@@ -45,9 +48,11 @@ LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one messa
 class Reply:
     text: str  # Telegram HTML
     buttons: list[list[Button]] = field(default_factory=list)
-    # To a button press: the message stays as it is, and the text (if any) is a short notice;
-    # what the press asked for (a card, a digest's next page) went out as messages of its own.
+    # To a button press: the message stays as it is, and the text (if any) is a short notice,
+    # an alert to acknowledge or (alert False) a line that fades; what the press asked for (a
+    # card, a digest's next page) went out as messages of its own.
     notice: bool = False
+    alert: bool = True
 
 
 @dataclass(frozen=True)
@@ -285,6 +290,43 @@ async def digest(runtime: Runtime, chat: Chat, args: str) -> Reply:
     raise AssertionError("every outcome of /digest is answered")
 
 
+async def _rate(runtime: Runtime, chat: Chat, args: str, value: int, name: str) -> Reply:
+    if not args.split():
+        return usage(name)
+    result = feedback.rate_ids(
+        runtime.database,
+        chat_id=chat.id,
+        arxiv_ids=args.replace(",", " ").split(),
+        value=value,
+        now=runtime.clock(),
+    )
+    lines = [f"{SIGNS[value]} {escape(shorten(p.title, 80))}" for p in result.rated]
+    if result.unknown:
+        unknown = ", ".join(f"<code>{escape(u)}</code>" for u in result.unknown)
+        lines.append(
+            f"Not found here: {unknown} (an arXiv id like 2506.01234 of a paper I have seen)."
+        )
+    if result.rated:
+        runtime.ranker.changed(chat.id)
+        likes, _ = feedback.counts(runtime.database, chat_id=chat.id)
+        lines.append(_ranking_line(likes))
+    return Reply("\n".join(lines))
+
+
+def _ranking_line(likes: int) -> str:
+    if likes >= MIN_LIKES:
+        return "Your digests list what you like first (within each filter), with the reason."
+    return f"Ranking starts at {MIN_LIKES} 👍: {likes} so far."
+
+
+async def like(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    return await _rate(runtime, chat, args, 1, "like")
+
+
+async def dislike(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    return await _rate(runtime, chat, args, -1, "dislike")
+
+
 LAYOUT_LIMITS = {"abstracts": (0, 30), "page": (5, 100)}  # what /layout accepts
 
 
@@ -339,6 +381,12 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         + ("; PAUSED (/resume)" if chat.paused else ""),
         f"Waiting for you: {plural(found.waiting, 'paper')}",
     ]
+    likes, dislikes = feedback.counts(runtime.database, chat_id=chat.id)
+    if likes or dislikes:
+        ranking = "digests ranked for you" if likes >= MIN_LIKES else f"ranking from {MIN_LIKES} 👍"
+        lines.append(f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking})")
+    else:
+        lines.append(f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests)")
     if chat.mode == "digest" and not chat.paused and found.filters:
         lines.append(f"Next digest: {_next_digest(runtime, chat)}")
     if found.arrived_since_digest:
@@ -369,10 +417,12 @@ def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
 
 async def export(runtime: Runtime, chat: Chat, args: str) -> Reply:
     listed = subscriptions.list_filters(runtime.database, chat_id=chat.id)
-    if not listed:
+    ratings = feedback.export_lines(runtime.database, chat_id=chat.id)
+    if not listed and not ratings:
         return Reply("No filters to export.")
-    text = "\n".join(_pre_blocks([f.source for f in listed]))
-    return Reply(f"Your filters, one per line (send them back with /import):\n{text}")
+    text = "\n".join(_pre_blocks([f.source for f in listed] + ratings))
+    what = "filters and ratings" if ratings and listed else "ratings" if ratings else "filters"
+    return Reply(f"Your {what}, one per line (send them back with /import):\n{text}")
 
 
 def _import_problem(problem: BadLine | OverLimit) -> str:
@@ -387,10 +437,23 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     lines = [line.strip() for line in args.splitlines()]
     if not any(lines):
         return usage("import")
+    ratings = feedback.import_ratings(
+        runtime.database, chat_id=chat.id, lines=lines, now=runtime.clock()
+    )
+    if ratings.rated:
+        runtime.ranker.changed(chat.id)
     result = subscriptions.import_filters(
-        runtime.database, chat_id=chat.id, lines=lines, rules=runtime.rules, now=runtime.clock()
+        runtime.database,
+        chat_id=chat.id,
+        lines=ratings.other_lines,
+        rules=runtime.rules,
+        now=runtime.clock(),
     )
     text = f"Imported {plural(result.added, 'filter')}."
+    if ratings.rated or ratings.unknown:
+        text += f" {plural(len(ratings.rated), 'rating')} taken."
+    if ratings.unknown:
+        text += f" Not seen here, so not rated: {escape(', '.join(ratings.unknown))}."
     if result.already:
         text += f" {plural(result.already, 'line')} you follow already."
     if result.problems:
@@ -435,6 +498,8 @@ COMMANDS: list[Command] = [
     Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
     Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
     Command("digest", "", "send what is waiting now", digest),
+    Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),
+    Command("dislike", "ARXIV_ID ...", "👎: rank papers like these last", dislike, manages=True),
     Command(
         "layout",
         "compact|full, abstracts N, page N",
@@ -522,7 +587,22 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
         return Reply(OUT_OF_DATE)
     if not await caller.may_manage():
         return Reply("Only the group's administrators can change its filters.", notice=True)
-    match press:
+    match press:  # changing the chat: its administrators in a group
+        case Rate(row_id, value):
+            rated = feedback.rate_row(
+                runtime.database,
+                chat_id=caller.chat_id,
+                row_id=row_id,
+                value=value,
+                now=runtime.clock(),
+            )
+            if rated is None:
+                return Reply(OUT_OF_DATE, notice=True)
+            runtime.ranker.changed(caller.chat_id)
+            title = shorten(rated.paper.title, 60)
+            if not rated.value:
+                return Reply(f"Rating taken back: {title}", notice=True, alert=False)
+            return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
         case RemoveFilter(filter_id):
             removed = subscriptions.remove_filter(
                 runtime.database, chat_id=caller.chat_id, filter_id=filter_id

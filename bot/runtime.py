@@ -23,6 +23,7 @@ from bot.service import Clock, ingest, utc_now
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
+from bot.service.ranking import Ranker
 from bot.service.status import StoreStatus, store_status
 from bot.store import Database
 
@@ -86,7 +87,15 @@ class Runtime:
         the console; tests pass their clocks."""
         sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic)
         rules = settings.filters.rules
-        return cls(settings, database, Postman(database, sender, clock=clock, rules=rules), clock)
+        ranker = Ranker(database, clock=clock)
+        postman = Postman(database, sender, clock=clock, rules=rules, ranker=ranker)
+        return cls(settings, database, postman, clock)
+
+    @property
+    def ranker(self) -> Ranker:
+        """Each chat's ranking model (the postman ranks digests with it)."""
+        assert self.postman.ranker is not None
+        return self.postman.ranker
 
     @property
     def rules(self) -> FilterRules:

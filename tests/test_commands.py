@@ -314,6 +314,7 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
     assert await say(runtime, "/status", Caller(GROUP, "group", admin)) == (
         "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\nUpdates: off\n"
         "Waiting for you: 0 papers\n"  # no filters: no digest to announce
+        "Ratings: none yet (👍 under 3 papers ranks your digests)\n"
         "Since the last digest: no announcement (no new listing)\nNo listing has arrived yet."
     )
     assert admin.asked == 1  # reading is for everyone: not asked

@@ -70,17 +70,18 @@ def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
     paperbot(tmp_path, "console", stdin="/subscribe we\n/layout page 12\n", env=env)
     for seed in SEEDS.iterdir():  # 37 papers, every one matches "we"
         shutil.copy(seed, tmp_path / "inbox" / seed.name)
-    result = paperbot(tmp_path, "console", stdin="/digest\n#7\n#13\n#99\n", env=env)
+    result = paperbot(tmp_path, "console", stdin="/digest\n#19\n#37\n#999\n", env=env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "37 new papers\nThe first 12 here; the rest behind the button at the end." in out
-    assert "  #7 📄 7\n" in out and "  #13 25 more papers ▸\n" in out
-    card = out[out.index("> #7\n") : out.index("> #13\n")]
+    # a row a paper: its card, 👍, 👎; paper 7's card is button #19
+    assert "  #19 📄 7\n  #20 👍 7\n  #21 👎 7\n" in out and "  #37 25 more papers ▸\n" in out
+    card = out[out.index("> #19\n") : out.index("> #37\n")]
     assert "matched we (filter 1)" in card and "  > " in card  # the whole card, its abstract
-    page = out[out.index("> #13\n") : out.index("> #99\n")]
-    assert "continued: papers 13–24 of 37" in page and "  #14 📄 13\n" in page
-    assert "  #26 13 more papers ▸" in page  # numbers go on across messages until a command
-    assert out.rstrip().endswith("> #99\nNo such button.")
+    page = out[out.index("> #37\n") : out.index("> #999\n")]
+    assert "continued: papers 13–24 of 37" in page and "  #38 📄 13\n" in page
+    assert "  #74 13 more papers ▸" in page  # numbers go on across messages until a command
+    assert out.rstrip().endswith("> #999\nNo such button.")
 
 
 CURSOR_REQUEST, CURSOR_AT = b"\x1b[6n", b"\x1b[1;1R"

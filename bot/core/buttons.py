@@ -37,6 +37,14 @@ class NextPage:
 
 
 @dataclass(frozen=True)
+class Rate:
+    """👍 (1) or 👎 (-1) for the paper of a ledger row; the same again takes it back."""
+
+    row_id: int
+    value: int
+
+
+@dataclass(frozen=True)
 class RemoveFilter:
     filter_id: int
 
@@ -46,7 +54,7 @@ class ConfirmStop:
     confirmed: bool
 
 
-Press = ShowCard | NextPage | RemoveFilter | ConfirmStop
+Press = ShowCard | NextPage | Rate | RemoveFilter | ConfirmStop
 
 
 def card_button(row_id: int, number: int) -> Button:
@@ -56,6 +64,12 @@ def card_button(row_id: int, number: int) -> Button:
 def more_button(row_id: int, number: int, remaining: int) -> Button:
     label = "1 more paper" if remaining == 1 else f"{remaining} more papers"
     return Button(f"{label} ▸", f"more:{row_id}:{number}")
+
+
+def rate_buttons(row_id: int, number: int | None = None) -> list[Button]:
+    """👍 and 👎 for a paper (numbered when a message carries several)."""
+    shown = f" {number}" if number is not None else ""
+    return [Button(f"👍{shown}", f"like:{row_id}"), Button(f"👎{shown}", f"dislike:{row_id}")]
 
 
 def remove_button(filter_id: int, number: int) -> Button:
@@ -77,13 +91,12 @@ def parse_press(data: str) -> Press | None:
             return ShowCard(row_id)
         case "more", [row_id, number] if number >= 1:
             return NextPage(row_id, number)
+        case "like", [row_id]:
+            return Rate(row_id, 1)
+        case "dislike", [row_id]:
+            return Rate(row_id, -1)
         case "remove", [filter_id]:
             return RemoveFilter(filter_id)
     if action == "stop" and value in ("yes", "no"):
         return ConfirmStop(value == "yes")
     return None
-
-
-def rows_of(buttons: list[Button], width: int) -> list[list[Button]]:
-    """Buttons in rows of at most `width` (Telegram shows up to 8 in a row)."""
-    return [buttons[i : i + width] for i in range(0, len(buttons), width)]

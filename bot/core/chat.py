@@ -9,6 +9,7 @@ from datetime import datetime
 UNFINISHED = ("pending", "sending")  # ledger rows that still wait to go out
 DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers open with their abstract
 DIGEST_PAGE = 30  # papers a digest lists before its "N more" button
+BEHIND_MORE = "behind the digest's 'more' button"  # the ledger's note on a row sent so
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,14 @@ The delivery rounds read rows, papers and filters from the store and hand them h
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from bot.core.buttons import Button, card_button, more_button, rows_of
+from bot.core.buttons import Button, card_button, more_button, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
 from bot.core.highlight import Highlight, highlights, merge_highlights
 from bot.core.paper import Paper
@@ -26,6 +27,7 @@ from bot.core.render import (
     escape,
     first_filter,
     plural,
+    render_alert,
     render_digest,
 )
 
@@ -85,6 +87,7 @@ class Outgoing:
     text: str
     rows: list[Delivery]
     buttons: list[list[Button]] = field(default_factory=list)
+    behind: list[Delivery] = field(default_factory=list)  # settled too, behind its "more" button
 
 
 Composed = Sequence[tuple[Item, list[Delivery]]]  # compose_items' answer
@@ -95,7 +98,38 @@ def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Out
     return [Outgoing(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
 
 
-CARD_BUTTONS_PER_ROW = 6
+TOP_MARKED = 5  # a ranked digest says why for at most its five best papers
+
+
+def ranked(items: Composed, scores: Mapping[int, tuple[float, Sequence[str]]]) -> Composed:
+    """The items with the chat's scores (by paper id: the score and the terms that weigh most);
+    the best few with a positive score (the model thinks the chat likes them) say why."""
+    scored = [(item, rows, scores.get(rows[0].paper_id)) for item, rows in items]
+    best = sorted((s[0] for _, _, s in scored if s and s[0] > 0), reverse=True)[:TOP_MARKED]
+    bar = best[-1] if best else float("inf")
+    return [
+        (
+            dataclasses.replace(
+                item,
+                score=score[0] if score else None,
+                why=tuple(score[1]) if score and score[0] >= bar else (),
+            ),
+            rows,
+        )
+        for item, rows, score in scored
+    ]
+
+
+def compose_alert(items: Composed) -> list[Outgoing]:
+    """Instant alerts, each paper with its 👍 and 👎 (numbered when a message has several)."""
+    messages = render_alert([item for item, _ in items])
+    outgoing = messages_with_rows(messages, items)
+    several = len(items) > 1
+    for message, out in zip(messages, outgoing, strict=True):
+        out.buttons = [
+            rate_buttons(items[i][1][0].id, i + 1 if several else None) for i in message.items
+        ]
+    return outgoing
 
 
 @dataclass(frozen=True)
@@ -114,17 +148,21 @@ class Layout:
 
 
 def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
-    """A digest as it goes out: its first page of papers; the papers past it settle with the
-    last message, whose "N more" button pages on (`compose_page`)."""
+    """A digest as it goes out: its first page of papers (the chat's best first, when ranked);
+    the papers past it settle with the last message, behind its "N more" button, which pages
+    on through them (`compose_page`) in the order of filters and matched words: the same at
+    every press, whatever the chat rates meanwhile."""
     plain = [item for item, _ in items]
     order = digest_order(plain)
     shown, rest = order[: layout.page], order[layout.page :]
     header = _header(title, plain, order, shown=len(shown))
     outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
-        outgoing[-1].rows += [row for i in rest for row in items[i][1]]
+        behind = [items[i] for i in rest]
+        first = digest_order([item for item, _ in behind], by_score=False)[0]
+        outgoing[-1].behind = [row for _, rows in behind for row in rows]
         outgoing[-1].buttons.append(
-            [more_button(items[rest[0]][1][0].id, len(shown) + 1, len(rest))]
+            [more_button(behind[first][1][0].id, len(shown) + 1, len(rest))]
         )
     return outgoing
 
@@ -132,10 +170,10 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
 def compose_page(
     items: Composed, title: str, layout: Layout, *, row_id: int, number: int
 ) -> list[Outgoing]:
-    """A later page of a digest: `items` are the papers that settled with the digest's last
-    message (those it showed, then those behind its button); the page lists them from the
-    paper of `row_id` on, numbered from `number`. Empty when no paper has that row."""
-    order = digest_order([item for item, _ in items])
+    """A later page of a digest: `items` are the papers behind the digest's "more" button; the
+    page lists them from the paper of `row_id` on, numbered from `number`. Empty when no paper
+    has that row."""
+    order = digest_order([item for item, _ in items], by_score=False)
     starts = [p for p, i in enumerate(order) if any(r.id == row_id for r in items[i][1])]
     if not starts:
         return []
@@ -182,10 +220,11 @@ def _page(
         counts=counts,
     )
     outgoing = messages_with_rows(messages, listed)
-    if layout.compact:
-        for message, out in zip(messages, outgoing, strict=True):
-            cards = [card_button(listed[i][1][0].id, first + i) for i in message.items]
-            out.buttons = rows_of(cards, CARD_BUTTONS_PER_ROW)
+    for message, out in zip(messages, outgoing, strict=True):
+        for i in message.items:  # a row a paper: its card (compact), 👍, 👎
+            row_id, number = listed[i][1][0].id, first + i
+            cards = [card_button(row_id, number)] if layout.compact else []
+            out.buttons.append([*cards, *rate_buttons(row_id, number)])
     return outgoing
 
 

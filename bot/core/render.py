@@ -39,6 +39,8 @@ class Item:
     marks: Sequence[Highlight]
     filters: Sequence[MatchedFilter]
     is_update: bool = False
+    score: float | None = None  # the chat's ranking model's, when it has one
+    why: Sequence[str] = ()  # a top-ranked paper: the terms that weigh most for the chat
 
 
 def size(text: str) -> int:
@@ -93,12 +95,21 @@ def _filters_line(filters: Sequence[MatchedFilter]) -> str:
     return "matched " + ", ".join(named) if named else ""
 
 
-def render_paper(item: Item, abstract_limit: int | None = None) -> str:
+def _why(item: Item) -> str:
+    return f"<i>★ Ranked up for you:</i> {escape(', '.join(item.why))}" if item.why else ""
+
+
+def render_paper(
+    item: Item, abstract_limit: int | None = None, *, number: int | None = None
+) -> str:
+    """A paper's whole card; `number`: its place in a message of several (its buttons say it)."""
     paper = item.paper
     title = _marked(paper.title, item.marks, "title")
     if item.is_update:
         version = f" (v{paper.version})" if paper.version else ""
         title = f"Updated{version}: {title}"
+    if number is not None:
+        title = f"{number}. {title}"
     lines = [f"<b>{title}</b>"]
     if paper.title_derived:
         lines[0] += " <i>(headline derived from the abstract)</i>"
@@ -110,6 +121,7 @@ def render_paper(item: Item, abstract_limit: int | None = None) -> str:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
     if paper.comments:
         lines.append(f"<i>Comments:</i> {escape(shorten(paper.comments, COMMENTS_SHOWN))}")
+    lines.append(_why(item))
     lines.append("  ·  ".join(w for w in [_filters_line(item.filters), *_links(paper)] if w))
     if paper.abstract:  # a replacement listed without its abstract: no empty quote
         abstract = _marked(paper.abstract, item.marks, "abstract", abstract_limit)
@@ -128,13 +140,13 @@ def _links(paper: Paper) -> list[str]:
     return links
 
 
-def render_fitting(item: Item, budget: int = MESSAGE_LIMIT) -> str:
+def render_fitting(item: Item, budget: int = MESSAGE_LIMIT, number: int | None = None) -> str:
     """The paper within `budget`: whole when it fits, else with the abstract cut shorter."""
-    text = render_paper(item)
+    text = render_paper(item, number=number)
     limit = len(item.paper.abstract)
     while size(text) > budget and limit > 0:
         limit = max(limit - (size(text) - budget) - 20, 0)
-        text = render_paper(item, abstract_limit=limit)
+        text = render_paper(item, abstract_limit=limit, number=number)
     return text
 
 
@@ -166,8 +178,12 @@ class Message:
 
 
 def render_alert(items: Sequence[Item]) -> list[Message]:
-    """Instant alerts: the papers that arrived together, in as few messages as fit."""
-    return pack([render_fitting(item) for item in items])
+    """Instant alerts: the papers that arrived together, in as few messages as fit, numbered
+    when there are several (their 👍/👎 buttons name them)."""
+    several = len(items) > 1
+    return pack(
+        [render_fitting(item, number=n if several else None) for n, item in enumerate(items, 1)]
+    )
 
 
 def plural(n: int, word: str) -> str:
@@ -175,9 +191,10 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _rank(item: Item) -> tuple[bool, int]:
-    """Best first: a hit in the title, then more matched words."""
-    return (not any(m.field == "title" for m in item.marks), -len(item.marks))
+def _rank(item: Item) -> tuple[float, bool, int]:
+    """Best first: the chat's score (when ranked), a hit in the title, then more matched words."""
+    score = -item.score if item.score is not None else 0.0
+    return (score, not any(m.field == "title" for m in item.marks), -len(item.marks))
 
 
 def render_entry(
@@ -201,6 +218,7 @@ def render_entry(
     summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
     if summary:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
+    lines.append(_why(item))
     text = "\n".join(line for line in lines if line)
     if not (abstract and paper.abstract):
         return text
@@ -219,16 +237,23 @@ def first_filter(item: Item) -> MatchedFilter | None:
     return min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
 
 
-def digest_order(items: Sequence[Item]) -> list[int]:
+def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
     """The digest's order, as indices into `items`: papers grouped by filter (each paper once,
     under its first filter, in /list order; papers of filters since removed last), best first
-    within a group. Any subset of the items keeps its relative order: a later page, composed
-    from the rows it lists, comes out as the digest had it."""
+    within a group: by the chat's ranking when it has one (and `by_score`), else title hits
+    first, then more matched words. Ranked within the groups, not across them, so the groups
+    keep their meaning and a broad filter can't push a narrow one's papers off the page. Any
+    subset of the items keeps its relative order."""
     groups: dict[MatchedFilter | None, list[int]] = {}
     for index, item in enumerate(items):
         groups.setdefault(first_filter(item), []).append(index)
     order = sorted(groups, key=lambda f: (f is None, not (f and f.number), f.number if f else 0))
-    return [i for matched in order for i in sorted(groups[matched], key=lambda i: _rank(items[i]))]
+
+    def best(i: int) -> tuple[float, bool, int]:
+        rank = _rank(items[i])
+        return rank if by_score else (0.0, *rank[1:])
+
+    return [i for matched in order for i in sorted(groups[matched], key=best)]
 
 
 def render_digest(

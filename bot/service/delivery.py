@@ -16,25 +16,27 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from bot.core.buttons import Keyboard
-from bot.core.chat import Chat, Delivery, Filter
+from bot.core.chat import BEHIND_MORE, Chat, Delivery, Filter
 from bot.core.compose import (
     Composed,
     FilterMarks,
     Layout,
     Outgoing,
+    compose_alert,
     compose_digest,
     compose_items,
     compose_page,
     digest_title,
     empty_digest_line,
-    messages_with_rows,
+    ranked,
 )
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
-from bot.core.render import render_alert, render_fitting
+from bot.core.render import render_fitting
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
+from bot.service.ranking import Ranker
 from bot.service.status import waiting
 from bot.store import Database, chats, deliveries, papers
 
@@ -81,9 +83,15 @@ class DigestSent:
 
 class Postman:
     def __init__(
-        self, database: Database, sender: Sender, *, clock: Clock, rules: FilterRules
+        self,
+        database: Database,
+        sender: Sender,
+        *,
+        clock: Clock,
+        rules: FilterRules,
+        ranker: Ranker | None = None,
     ) -> None:
-        self.database, self.sender, self.clock = database, sender, clock
+        self.database, self.sender, self.clock, self.ranker = database, sender, clock, ranker
         self.marks = FilterMarks(rules.parse)
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         # Bumped whenever a chat's rows are being sent: rows read at an older version are read
@@ -176,8 +184,7 @@ class Postman:
                 with self.database.session() as session:
                     rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
             items = self._items(chat_id, rows)
-            messages = render_alert([item for item, _ in items])
-            await self._send_messages(chat_id, messages_with_rows(messages, items), report)
+            await self._send_messages(chat_id, compose_alert(items), report)
         return report
 
     async def _send_digest(self, chat: Chat, report: SendReport) -> None:
@@ -187,7 +194,7 @@ class Postman:
             arrived = papers.count_papers_since(session, since=chat.last_digest_at)
             has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
         if rows:
-            items = self._items(chat.id, rows)
+            items = await self._ranked(chat.id, self._items(chat.id, rows))
             title = digest_title(now.date(), [item.paper.announced for item, _ in items])
             await self._send_messages(
                 chat.id, compose_digest(items, title, Layout.of(chat)), report
@@ -197,6 +204,16 @@ class Postman:
         if not report.waiting and chat.id not in report.chats_gone:
             with self.database.session() as session:
                 chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
+
+    async def _ranked(self, chat_id: int, items: Composed) -> Composed:
+        """The items with the chat's scores, when it has a ranking model (scored off the event
+        loop: vectorising a digest's papers and training a chat's model take milliseconds to a
+        tenth of a second)."""
+        if self.ranker is None:
+            return items
+        candidates = {rows[0].paper_id: item.paper for item, rows in items}
+        scores = await asyncio.to_thread(self.ranker.rank, chat_id, candidates)
+        return ranked(items, {p: (s.value, s.why) for p, s in scores.items()})
 
     def _items(self, chat_id: int, rows: Sequence[Delivery]) -> Composed:
         with self.database.session() as session:
@@ -225,7 +242,7 @@ class Postman:
     ) -> None:
         marked: list[int] = []  # rows already marked sending (with the previous message's sent)
         for position, message in enumerate(messages):
-            rows = message.rows
+            rows = [*message.rows, *message.behind]
             ids = [r.id for r in rows]
             if ids != marked:
                 self._mark(ids, "sending")
@@ -251,9 +268,12 @@ class Postman:
                 self._mark(ids, "pending")
                 report.waiting += len(rows)
                 return  # Telegram keeps failing: the rest waits for the next tick, in order
-            following = messages[position + 1].rows if position + 1 < len(messages) else []
-            marked = [r.id for r in following]
-            self._mark(ids, "sent", message_id=sent.message_id, then_sending=marked)
+            following = messages[position + 1] if position + 1 < len(messages) else None
+            marked = [r.id for r in (*following.rows, *following.behind)] if following else []
+            shown = [r.id for r in message.rows]
+            behind = [r.id for r in message.behind]
+            self._mark(shown, "sent", message_id=sent.message_id, then_sending=marked)
+            self._mark(behind, "sent", message_id=sent.message_id, reason=BEHIND_MORE)
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
 
@@ -304,13 +324,13 @@ class Postman:
 
     async def send_page(self, chat: Chat, row_id: int, number: int) -> bool:
         """A digest's "more" button: its next page, from the paper of `row_id`, numbered from
-        `number`. The rows settled with the digest's last message; pages are not in the
-        ledger. False when the row is not the chat's (or was not sent in a digest)."""
+        `number`. The rows behind the button settled with the digest's last message; pages are
+        not in the ledger. False when the row is not the chat's (or not behind a button)."""
         with self.database.session() as session:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat.id)
             if row is None or row.message_id is None:
                 return False
-            rows = deliveries.sent_with(session, chat_id=chat.id, message_id=row.message_id)
+            rows = deliveries.behind_button(session, chat_id=chat.id, message_id=row.message_id)
         with self._tick():
             items = self._items(chat.id, rows)
         title = digest_title(self.clock().date(), [item.paper.announced for item, _ in items])

@@ -10,8 +10,9 @@ from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
 from bot.core.chat import Chat, Filter
+from bot.store import feedback
 from bot.store.deliveries import fail_chat_deliveries
-from bot.store.tables import ChatTable, DeliveryTable, FilterTable
+from bot.store.tables import ChatTable, DeliveryTable, FeedbackTable, FilterTable
 
 CHAT_SETTINGS = frozenset(
     {
@@ -86,7 +87,9 @@ def mark_unreachable(session: Session, *, chat_id: int, reason: str) -> int:
 
 
 def forget_chat(session: Session, *, chat_id: int) -> bool:
-    """Delete the chat with its filters and deliveries; True when there was one."""
+    """Delete the chat with its filters, deliveries, ratings and model; True when there was
+    one."""
+    feedback.forget(session, chat_id=chat_id)
     session.execute(delete(DeliveryTable).where(col(DeliveryTable.chat_id) == chat_id))
     session.execute(delete(FilterTable).where(col(FilterTable.chat_id) == chat_id))
     result = session.execute(delete(ChatTable).where(col(ChatTable.id) == chat_id))
@@ -115,6 +118,13 @@ def move_chat(session: Session, *, old_id: int, new_id: int) -> bool:
     session.execute(
         update(DeliveryTable).where(col(DeliveryTable.chat_id) == old_id).values(chat_id=new_id)
     )
+    rated = select(FeedbackTable.paper_id).where(col(FeedbackTable.chat_id) == new_id)
+    session.execute(
+        update(FeedbackTable)
+        .where(col(FeedbackTable.chat_id) == old_id, col(FeedbackTable.paper_id).not_in(rated))
+        .values(chat_id=new_id)
+    )
+    feedback.forget(session, chat_id=old_id)  # what the new id rated already; the model retrains
     session.execute(delete(ChatTable).where(col(ChatTable.id) == old_id))
     return True
 

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Dialect, bindparam, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
-from bot.core.chat import UNFINISHED, Delivery
+from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
 from bot.store.tables import ChatTable, DeliveryTable
 
 
@@ -163,15 +163,16 @@ def get_delivery(session: Session, *, delivery_id: int, chat_id: int) -> Deliver
     return _to_delivery(row) if row is not None and row.chat_id == chat_id else None
 
 
-def sent_with(session: Session, *, chat_id: int, message_id: int) -> list[Delivery]:
-    """The rows that settled with one message of the chat (a digest's last message settles the
-    papers behind its "more" button too), oldest first."""
+def behind_button(session: Session, *, chat_id: int, message_id: int) -> list[Delivery]:
+    """The rows that settled with a digest's last message behind its "more" button, oldest
+    first."""
     statement = (
         select(DeliveryTable)
         .where(
             col(DeliveryTable.chat_id) == chat_id,
             col(DeliveryTable.message_id) == message_id,
             col(DeliveryTable.status) == "sent",
+            col(DeliveryTable.reason) == BEHIND_MORE,
         )
         .order_by(col(DeliveryTable.id))
     )

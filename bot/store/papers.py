@@ -150,6 +150,21 @@ def recent_papers(session: Session, *, announcement_days: int) -> list[tuple[int
     return [(row.id, _to_paper(row)) for row in rows if row.id is not None]
 
 
+def latest_papers(session: Session, *, limit: int) -> list[tuple[int, Paper]]:
+    """The `limit` papers stored last, oldest first (the window ranking models learn from)."""
+    rows = session.exec(select(PaperTable).order_by(col(PaperTable.id).desc()).limit(limit)).all()
+    return [(row.id, _to_paper(row)) for row in reversed(rows) if row.id is not None]
+
+
+def papers_by_arxiv_id(
+    session: Session, *, arxiv_ids: Iterable[str]
+) -> dict[str, tuple[int, Paper]]:
+    """Stored papers by their arXiv id (without version)."""
+    wanted = list(arxiv_ids)
+    rows = session.exec(select(PaperTable).where(col(PaperTable.arxiv_id).in_(wanted))).all()
+    return {row.arxiv_id: (row.id, _to_paper(row)) for row in rows if row.id and row.arxiv_id}
+
+
 def all_papers(session: Session) -> list[Paper]:
     return [_to_paper(row) for row in session.exec(select(PaperTable).order_by(col(PaperTable.id)))]
 

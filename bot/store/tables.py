@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, LargeBinary, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE
@@ -87,6 +87,8 @@ class FilterTable(SQLModel, table=True):
     source: str = Field(sa_column=Column(Text, nullable=False))  # what the user wrote
     canonical: str = Field(sa_column=Column(Text, nullable=False))  # how it was understood
     created_at: datetime
+    # a "more like this" filter (source like:ID,ID): its seeds' centroid and threshold
+    model: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
 
 
 class DeliveryTable(SQLModel, table=True):
@@ -108,3 +110,46 @@ class DeliveryTable(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime
     sent_at: datetime | None = None
+
+
+class FeedbackTable(SQLModel, table=True):
+    """👍 (1) or 👎 (-1): one per chat and paper; pressing again takes it back (deletes it)."""
+
+    __tablename__ = "feedback"
+    __table_args__ = (UniqueConstraint("chat_id", "paper_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False)
+    )
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    value: int
+    created_at: datetime
+
+
+class TextModelTable(SQLModel, table=True):
+    """The TF-IDF model fitted on a window of stored papers (one row, name 'tfidf')."""
+
+    __tablename__ = "text_model"
+
+    name: str = Field(primary_key=True, max_length=20)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    papers: int
+    fitted_at: datetime
+
+
+class ChatModelTable(SQLModel, table=True):
+    """A chat's ranking model, trained on its 👍/👎."""
+
+    __tablename__ = "chat_model"
+
+    chat_id: int = Field(
+        sa_column=Column(
+            BigInteger,
+            ForeignKey("chat.id", ondelete="CASCADE"),
+            primary_key=True,
+            autoincrement=False,
+        )
+    )
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    trained_at: datetime

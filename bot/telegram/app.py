@@ -83,7 +83,7 @@ async def on_button(update: Update, context: Context) -> None:
         return
     reply = await press_button(context.runtime, _caller(update, context), query.data)
     if reply.notice:  # an alert to read, or nothing to say (a card or a page was sent)
-        await query.answer(reply.text or None, show_alert=bool(reply.text))
+        await query.answer(reply.text or None, show_alert=reply.alert and bool(reply.text))
         return
     await query.answer()
     await query.edit_message_text(

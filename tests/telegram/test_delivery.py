@@ -25,7 +25,7 @@ SEED_000, SEED_002 = "000_d8ca0602e3945843.txt", "002_fdf517bcef682927.txt"
 def papers_in(texts: list[str]) -> list[str]:
     """The titles of the papers in the messages (each paper opens with its bold title)."""
     titles = [m for text in texts for m in re.findall(r"^<b>(.+)</b>", text, re.M)]
-    return [re.sub(r"</?u>", "", title) for title in titles]
+    return [re.sub(r"</?u>|^\d+\. ", "", title) for title in titles]
 
 
 def alerts(world: World, chat_id: int) -> list[str]:
@@ -53,6 +53,8 @@ async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None
     assert report.sent == 2 and ledger(world, ADA) == {"sent": 2}
     message = world.server.sent(ADA)[-1]
     assert message["parse_mode"] == "HTML" and message["link_preview_options"]["is_disabled"]
+    rows = message["reply_markup"]["inline_keyboard"]  # two papers: numbered 👍 and 👎 each
+    assert [[b["text"] for b in row] for row in rows] == [["👍 1", "👎 1"], ["👍 2", "👎 2"]]
     alert = "".join(texts)
     assert alert.count('matched "kv cache" (filter 1)') == 2
     assert "<i>TL;DR:</i> BeNice!, a post-training method that broadcasts" in alert
