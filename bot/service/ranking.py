@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.core.paper import Paper
-from bot.core.relevance import ChatModel, TextModel
+from bot.core.relevance import MIN_LIKES, ChatModel, TextModel
 from bot.service import Clock
 from bot.store import Database, feedback, papers
 
@@ -104,7 +104,10 @@ class Ranker:
             if chat_id not in self.models and chat_id not in self.stale:
                 with self.database.session() as session:
                     stored = feedback.chat_model(session, chat_id=chat_id)
+                    likes, _ = feedback.count_ratings(session, chat_id=chat_id)
                 self.models[chat_id] = ChatModel.from_bytes(stored) if stored else None
+                if stored is None and likes >= MIN_LIKES:  # rated before any model was kept
+                    self.stale.add(chat_id)
             known = self.models.get(chat_id)
             if chat_id in self.stale or (known is not None and not known.fits(text)):
                 self.models[chat_id] = self._train(chat_id, text)

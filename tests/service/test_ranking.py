@@ -1,0 +1,137 @@
+"""Ranking, with a real database and real models: a chat's 👍 put its topic first in its digest,
+with a reason; a chat without ratings keeps the usual order; the models are stored and come back
+after a restart; ratings go with /stop."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+
+from bot.core.query import FilterRules
+from bot.sender import Limits, Sender
+from bot.service import feedback
+from bot.service.delivery import Postman
+from bot.service.planning import Planner
+from bot.service.ranking import Ranker
+from bot.store import Database, chats, papers
+from bot.store import feedback as stored_feedback
+from tests.conftest import Clock
+from tests.corpus import TOPICS, mixed_day, topic_papers
+from tests.transports import RecordingTransport
+
+FAN, CONTROL = 1, 2  # FAN likes the kv cache papers; CONTROL rates nothing
+DAY_ONE, DAY_TWO = date(2026, 7, 1), date(2026, 7, 2)
+
+
+async def noop_sleep(seconds: float) -> None:
+    return None
+
+
+def arrive(database: Database, clock: Clock, batch: list) -> None:  # type: ignore[type-arg]
+    with database.session() as session:
+        papers.insert_papers(session, papers=batch, now=clock())
+    Planner(FilterRules()).plan(database, now=clock())
+
+
+def postman(database: Database, clock: Clock, transport: RecordingTransport) -> Postman:
+    sender = Sender(transport, Limits.off(), sleep=noop_sleep, monotonic=lambda: 0.0)
+    ranker = Ranker(database, clock=clock)
+    return Postman(database, sender, clock=clock, rules=FilterRules(), ranker=ranker)
+
+
+def listed_titles(texts: list[str]) -> list[str]:
+    return re.findall(r"<b>\d+\. (?:<a [^>]*>)?([^<]+)", "".join(texts))
+
+
+@pytest.fixture
+def day_two(database: Database, clock: Clock) -> list:  # type: ignore[type-arg]
+    """Two chats follow every paper ("we" is in every abstract); a first day arrives and is sent;
+    FAN likes four of its kv cache papers and dislikes two vision papers; a second day
+    arrives."""
+    with database.session() as session:
+        for chat_id in (FAN, CONTROL):
+            chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
+            chats.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
+    arrive(database, clock, mixed_day(DAY_ONE, 10, first_id=1))
+    liked = [p.arxiv_id for p in topic_papers("kv", 4, first_id=1, day=DAY_ONE)]
+    disliked = [p.arxiv_id for p in topic_papers("vision", 2, first_id=21, day=DAY_ONE)]
+    now = clock()
+    assert len(feedback.rate_ids(database, chat_id=FAN, arxiv_ids=liked, value=1, now=now).rated)
+    feedback.rate_ids(database, chat_id=FAN, arxiv_ids=disliked, value=-1, now=now)
+    second = mixed_day(DAY_TWO, 5, first_id=100, seed=2)
+    return second
+
+
+async def test_a_chats_likes_put_its_topic_first_with_a_reason(
+    database: Database,
+    clock: Clock,
+    day_two: list,  # type: ignore[type-arg]
+) -> None:
+    transport = RecordingTransport()
+    post = postman(database, clock, transport)
+    for chat_id in (FAN, CONTROL):  # day one's digest: sent, out of the way
+        await post.digest_now(chats_of(database, chat_id))
+    arrive(database, clock, day_two)
+    transport.sent = []
+    await post.digest_now(chats_of(database, FAN))
+    await post.digest_now(chats_of(database, CONTROL))
+    kv = {p.title for p in day_two if p.arxiv_id and 100 <= int(p.arxiv_id[-5:]) < 105}
+    fan = listed_titles(transport.texts(FAN))
+    control = listed_titles(transport.texts(CONTROL))
+    assert sorted(fan) == sorted(control) and len(fan) == 20
+    assert set(fan[:5]) == kv  # the liked topic first
+    assert set(control[:5]) != kv  # without ratings: the usual order
+    fan_text = "".join(transport.texts(FAN))
+    assert "★" not in "".join(transport.texts(CONTROL))
+    reasons = re.findall(r"Ranked up for you:</i> ([^\n]+)", fan_text)
+    assert len(reasons) == 5  # the best five say why, in terms of the liked topic
+    kv_words = {word for phrase in TOPICS["kv"] for word in phrase.split()}
+    assert all(set(reason.replace(",", " ").split()) & kv_words for reason in reasons)
+
+
+def chats_of(database: Database, chat_id: int):  # type: ignore[no-untyped-def]
+    with database.session() as session:
+        return chats.get_chat(session, chat_id=chat_id)
+
+
+async def test_models_are_stored_and_a_restart_does_not_retrain(
+    database: Database,
+    clock: Clock,
+    day_two: list,  # type: ignore[type-arg]
+) -> None:
+    arrive(database, clock, day_two)
+    first = Ranker(database, clock=clock)
+    candidates = {i: p for i, p in enumerate(day_two)}
+    scores = first.rank(FAN, candidates)
+    assert first.rank(CONTROL, candidates) == {}  # no ratings, no model
+    with database.session() as session:
+        assert stored_feedback.chat_model(session, chat_id=FAN) is not None
+        assert stored_feedback.text_model(session) is not None
+    again = Ranker(database, clock=clock)
+    assert again.rank(FAN, candidates) == scores  # loaded, the same scores
+    assert again.stale == set() and again.models[FAN] is not None
+    feedback.rate_ids(
+        database, chat_id=FAN, arxiv_ids=[day_two[0].arxiv_id or ""], value=-1, now=clock()
+    )
+    again.changed(FAN)  # outside the event loop: trained when next ranked
+    assert again.rank(FAN, candidates)[0].value < scores[0].value
+
+
+async def test_fewer_than_three_likes_rank_nothing_and_stop_forgets(
+    database: Database,
+    clock: Clock,
+    day_two: list,  # type: ignore[type-arg]
+) -> None:
+    with database.session() as session:
+        chats.register_chat(session, chat_id=3, kind="private", now=clock())
+    ids = [p.arxiv_id or "" for p in topic_papers("kv", 2, first_id=1, day=DAY_ONE)]
+    feedback.rate_ids(database, chat_id=3, arxiv_ids=ids, value=1, now=clock())
+    ranker = Ranker(database, clock=clock)
+    assert ranker.rank(3, {1: day_two[0]}) == {}
+    assert feedback.counts(database, chat_id=3) == (2, 0)
+    assert feedback.export_lines(database, chat_id=3) == [f"👍 {i}" for i in ids]
+    with database.session() as session:
+        chats.forget_chat(session, chat_id=3)
+    assert feedback.counts(database, chat_id=3) == (0, 0)
