@@ -6,6 +6,7 @@ into `press_button`, and show the Reply (HTML text, rows of buttons).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
@@ -13,6 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.core.buttons import (
     Button,
     ConfirmStop,
+    FollowSimilar,
     NextPage,
     Rate,
     RemoveFilter,
@@ -31,6 +33,7 @@ from bot.service import chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
 from bot.service.feedback import SIGNS
 from bot.service.preview import RecentMatches
+from bot.service.similar import is_similar
 from bot.service.subscriptions import (
     AlreadyFollowed,
     AtLimit,
@@ -48,9 +51,10 @@ LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one messa
 class Reply:
     text: str  # Telegram HTML
     buttons: list[list[Button]] = field(default_factory=list)
-    # To a button press: the message stays as it is, and the text (if any) is a short notice,
-    # an alert to acknowledge or (alert False) a line that fades; what the press asked for (a
-    # card, a digest's next page) went out as messages of its own.
+    # To a button press: the message stays as it is, and the text (if any) is a short notice in
+    # plain text, an alert to acknowledge or (alert False) a line that fades; what the press
+    # asked for (a card, a digest's next page, a new filter's answer) went out as messages of
+    # its own.
     notice: bool = False
     alert: bool = True
 
@@ -151,9 +155,32 @@ async def help_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("subscribe")
+    if is_similar(args):
+        return _subscribed(_follow_similar(runtime, chat.id, args))
     result = subscriptions.subscribe(
         runtime.database, chat_id=chat.id, source=args, rules=runtime.rules, now=runtime.clock()
     )
+    return _subscribed(result)
+
+
+async def similar(runtime: Runtime, chat: Chat, args: str) -> Reply:
+    if not args.strip():
+        return usage("similar")
+    return _subscribed(_follow_similar(runtime, chat.id, args))
+
+
+def _follow_similar(
+    runtime: Runtime, chat_id: int, source: str
+) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+    return runtime.similar.follow(
+        chat_id=chat_id,
+        source=source,
+        max_per_chat=runtime.rules.max_per_chat,
+        now=runtime.clock(),
+    )
+
+
+def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> Reply:
     match result:
         case BadFilter():
             return _bad_filter(result)
@@ -442,13 +469,26 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     )
     if ratings.rated:
         runtime.ranker.changed(chat.id)
+    lines = ratings.other_lines
+    like_lines = [(n, line) for n, line in enumerate(lines, 1) if is_similar(line)]
     result = subscriptions.import_filters(
         runtime.database,
         chat_id=chat.id,
-        lines=ratings.other_lines,
+        lines=["" if is_similar(line) else line for line in lines],
         rules=runtime.rules,
         now=runtime.clock(),
     )
+    for number, line in like_lines:  # "more like this" filters, after the others
+        match _follow_similar(runtime, chat.id, line):
+            case Subscribed():
+                result = dataclasses.replace(result, added=result.added + 1)
+            case AlreadyFollowed():
+                result = dataclasses.replace(result, already=result.already + 1)
+            case AtLimit(_, limit):
+                result.problems.append(OverLimit(number, limit))
+            case BadFilter(message=message):
+                result.problems.append(BadLine(number, line, message))
+    result.problems.sort(key=lambda problem: problem.number)
     text = f"Imported {plural(result.added, 'filter')}."
     if ratings.rated or ratings.unknown:
         text += f" {plural(len(ratings.rated), 'rating')} taken."
@@ -493,6 +533,13 @@ COMMANDS: list[Command] = [
         "unsubscribe", "N|all", "remove filter N (or all)", unsubscribe, ("remove",), manages=True
     ),
     Command("preview", "FILTER", "what a filter matches, without saving it", preview),
+    Command(
+        "similar",
+        "ARXIV_ID ...",
+        "a filter for papers like these (more like this)",
+        similar,
+        manages=True,
+    ),
     Command("mode", "instant|digest", "each paper at once, or a daily digest", mode, manages=True),
     Command("time", "HH:MM", "when the daily digest comes", time_, manages=True),
     Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
@@ -603,6 +650,17 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
             if not rated.value:
                 return Reply(f"Rating taken back: {title}", notice=True, alert=False)
             return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
+        case FollowSimilar(row_id):
+            followed = runtime.similar.follow_row(
+                chat_id=caller.chat_id,
+                row_id=row_id,
+                max_per_chat=runtime.rules.max_per_chat,
+                now=runtime.clock(),
+            )
+            if followed is None:
+                return Reply(OUT_OF_DATE, notice=True)
+            await runtime.postman.send_text(caller.chat_id, _subscribed(followed).text)
+            return Reply("", notice=True)
         case RemoveFilter(filter_id):
             removed = subscriptions.remove_filter(
                 runtime.database, chat_id=caller.chat_id, filter_id=filter_id

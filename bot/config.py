@@ -63,6 +63,11 @@ class MetricsSettings(Section):
     port: int = Field(default=0, ge=0, le=65535)
 
 
+class RankingSettings(Section):
+    window: int = Field(default=4000, ge=100)  # papers the TF-IDF vocabulary is fitted on
+    similar_share: float = Field(default=0.01, gt=0, le=0.5)  # of a day a "like:" filter passes
+
+
 class AdminSettings(Section):
     chat_ids: Annotated[list[int], NoDecode] = []
 
@@ -103,6 +108,7 @@ class Settings(BaseSettings):
     admin: AdminSettings = AdminSettings()
     filters: FilterSettings = FilterSettings()
     memory: MemorySettings = MemorySettings()
+    ranking: RankingSettings = RankingSettings()
 
     @classmethod
     def settings_customise_sources(

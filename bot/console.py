@@ -98,7 +98,8 @@ class Console:
         return self.prompt is not None
 
     def show(self, reply: Reply) -> None:
-        lines = [to_plain(reply.text)] if reply.text else []
+        text = reply.text if reply.notice else to_plain(reply.text)  # a notice is plain text
+        lines = [text] if text else []
         if reply.buttons:
             lines += [*self.board.lines(reply.buttons), "  (type #N to press a button)"]
         if lines:

@@ -24,6 +24,7 @@ from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
 from bot.service.ranking import Ranker
+from bot.service.similar import Similar
 from bot.service.status import StoreStatus, store_status
 from bot.store import Database
 
@@ -64,11 +65,14 @@ class Runtime:
     fetcher: FeedFetcher = field(default_factory=FeedFetcher)
     feeds_polled_at: datetime | None = None
     planner: Planner = field(init=False)
+    similar: Similar = field(init=False)
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.planner = Planner(self.rules)
+        ranking = self.settings.ranking
+        self.similar = Similar(self.database, self.ranker, share=ranking.similar_share)
+        self.planner = Planner(self.rules, self.similar)
         self.memory = MemoryPolicy(self.settings.memory)
 
     @classmethod
@@ -87,7 +91,7 @@ class Runtime:
         the console; tests pass their clocks."""
         sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic)
         rules = settings.filters.rules
-        ranker = Ranker(database, clock=clock)
+        ranker = Ranker(database, clock=clock, window=settings.ranking.window)
         postman = Postman(database, sender, clock=clock, rules=rules, ranker=ranker)
         return cls(settings, database, postman, clock)
 

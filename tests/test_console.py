@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -78,9 +79,12 @@ def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
     assert "  #19 📄 7\n  #20 👍 7\n  #21 👎 7\n" in out and "  #37 25 more papers ▸\n" in out
     card = out[out.index("> #19\n") : out.index("> #37\n")]
     assert "matched we (filter 1)" in card and "  > " in card  # the whole card, its abstract
+    assert "  #38 👍\n  #39 👎\n" in card  # its own buttons, numbered on
     page = out[out.index("> #37\n") : out.index("> #999\n")]
-    assert "continued: papers 13–24 of 37" in page and "  #38 📄 13\n" in page
-    assert "  #74 13 more papers ▸" in page  # numbers go on across messages until a command
+    assert "continued: papers 13–24 of 37" in page
+    first = int(re.findall(r"  #(\d+) 📄 13\n", page)[0])
+    assert first in (40, 41)  # after the card's two or three buttons (with "more like this")
+    assert f"  #{first + 36} 13 more papers ▸" in page  # numbers go on until a command
     assert out.rstrip().endswith("> #999\nNo such button.")
 
 

@@ -45,6 +45,13 @@ class Rate:
 
 
 @dataclass(frozen=True)
+class FollowSimilar:
+    """A "more like this" filter seeded with the paper of `row_id`."""
+
+    row_id: int
+
+
+@dataclass(frozen=True)
 class RemoveFilter:
     filter_id: int
 
@@ -54,7 +61,7 @@ class ConfirmStop:
     confirmed: bool
 
 
-Press = ShowCard | NextPage | Rate | RemoveFilter | ConfirmStop
+Press = ShowCard | NextPage | Rate | FollowSimilar | RemoveFilter | ConfirmStop
 
 
 def card_button(row_id: int, number: int) -> Button:
@@ -70,6 +77,15 @@ def rate_buttons(row_id: int, number: int | None = None) -> list[Button]:
     """👍 and 👎 for a paper (numbered when a message carries several)."""
     shown = f" {number}" if number is not None else ""
     return [Button(f"👍{shown}", f"like:{row_id}"), Button(f"👎{shown}", f"dislike:{row_id}")]
+
+
+def paper_buttons(row_id: int, number: int | None = None, *, similar: bool) -> list[Button]:
+    """A paper's 👍, 👎 and (for an arXiv paper: its id seeds the filter) "more like this"."""
+    buttons = rate_buttons(row_id, number)
+    if similar:
+        label = "≈ More like this" if number is None else f"≈ {number}"
+        buttons.append(Button(label, f"similar:{row_id}"))
+    return buttons
 
 
 def remove_button(filter_id: int, number: int) -> Button:
@@ -95,6 +111,8 @@ def parse_press(data: str) -> Press | None:
             return Rate(row_id, 1)
         case "dislike", [row_id]:
             return Rate(row_id, -1)
+        case "similar", [row_id]:
+            return FollowSimilar(row_id)
         case "remove", [filter_id]:
             return RemoveFilter(filter_id)
     if action == "stop" and value in ("yes", "no"):

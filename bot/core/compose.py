@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from bot.core.buttons import Button, card_button, more_button, rate_buttons
+from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
 from bot.core.highlight import Highlight, highlights, merge_highlights
 from bot.core.paper import Paper
@@ -121,15 +121,26 @@ def ranked(items: Composed, scores: Mapping[int, tuple[float, Sequence[str]]]) -
 
 
 def compose_alert(items: Composed) -> list[Outgoing]:
-    """Instant alerts, each paper with its 👍 and 👎 (numbered when a message has several)."""
+    """Instant alerts, each paper with its 👍, 👎 and "more like this" (numbered when a message
+    has several)."""
     messages = render_alert([item for item, _ in items])
     outgoing = messages_with_rows(messages, items)
     several = len(items) > 1
     for message, out in zip(messages, outgoing, strict=True):
         out.buttons = [
-            rate_buttons(items[i][1][0].id, i + 1 if several else None) for i in message.items
+            paper_buttons(
+                items[i][1][0].id,
+                i + 1 if several else None,
+                similar=bool(items[i][0].paper.arxiv_id),
+            )
+            for i in message.items
         ]
     return outgoing
+
+
+def card_buttons(item: Item, row_id: int) -> list[list[Button]]:
+    """Under a paper's card opened from a digest: 👍, 👎, "more like this"."""
+    return [paper_buttons(row_id, similar=bool(item.paper.arxiv_id))]
 
 
 @dataclass(frozen=True)

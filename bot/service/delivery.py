@@ -22,6 +22,7 @@ from bot.core.compose import (
     FilterMarks,
     Layout,
     Outgoing,
+    card_buttons,
     compose_alert,
     compose_digest,
     compose_items,
@@ -319,7 +320,7 @@ class Postman:
             return False
         with self._tick():
             [(item, _)] = self._items(chat_id, [row])
-        await self.send_text(chat_id, render_fitting(item))
+        await self.send_text(chat_id, render_fitting(item), card_buttons(item, row.id))
         return True
 
     async def send_page(self, chat: Chat, row_id: int, number: int) -> bool:

@@ -17,6 +17,7 @@ from sqlmodel import Session
 from bot.core.matcher import Document, FilterIndex, term_frequencies
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, InvalidQuery
+from bot.service.similar import Similar, is_similar
 from bot.store import Database, chats, deliveries, papers
 
 log = logging.getLogger(__name__)
@@ -45,8 +46,10 @@ class Planner:
     settings' one parser. The index files each filter under its rarest term; which terms are
     rare is sampled from the stored papers, again as they grow (filters are re-anchored)."""
 
-    def __init__(self, rules: FilterRules) -> None:
+    def __init__(self, rules: FilterRules, similar: Similar | None = None) -> None:
         self.rules = rules
+        self.similar = similar  # "more like this" filters: matched by their own scorers
+        self.similar_ids: set[int] = set()
         self.index = FilterIndex()
         self.owner: dict[int, int] = {}  # filter id -> chat id
         self.sampled_papers = 0  # stored papers when the term frequencies were last sampled
@@ -78,11 +81,18 @@ class Planner:
         self._resample(session)
         wanted = chats.active_filter_ids(session)
         for gone in self.owner.keys() - wanted:
-            self.index.remove(gone)
+            if gone in self.similar_ids:
+                self.similar_ids.discard(gone)
+            else:
+                self.index.remove(gone)
             del self.owner[gone]
         self.refused &= wanted
         added = wanted - self.owner.keys() - self.refused
         for stored in chats.get_filters(session, filter_ids=sorted(added)).values():
+            if is_similar(stored.source) and self.similar is not None:
+                self.similar_ids.add(stored.id)
+                self.owner[stored.id] = stored.chat_id
+                continue
             try:
                 self.index.add(stored.id, self.rules.parse(stored.source))
             except InvalidQuery as error:  # kept from a laxer paperbot, or limits lowered since
@@ -110,10 +120,16 @@ class Planner:
     ) -> list[deliveries.NewDelivery]:
         follows_updates = {c.id for c in chats.all_chats(session, active_only=True) if c.updates}
         rows: list[deliveries.NewDelivery] = []
+        close: dict[int, list[int]] = {}  # paper id -> the "more like this" filters it passes
+        if self.similar is not None and self.similar_ids:
+            close = self.similar.matches(session, [(i, p) for i, p, _ in batch], self.similar_ids)
         for paper_id, paper, known in batch:
             is_update = known or paper.announce_type.is_update
             by_chat: dict[int, list[int]] = defaultdict(list)
-            for filter_id in self.index.match_document(Document(paper)):
+            for filter_id in [
+                *self.index.match_document(Document(paper)),
+                *close.get(paper_id, ()),
+            ]:
                 by_chat[self.owner[filter_id]].append(filter_id)
             for chat_id, filter_ids in by_chat.items():
                 if is_update and chat_id not in follows_updates:

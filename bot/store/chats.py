@@ -174,9 +174,18 @@ def filters_of_chats(session: Session, *, chat_ids: Sequence[int]) -> dict[int, 
 
 
 def add_filter(
-    session: Session, *, chat_id: int, source: str, canonical: str, now: datetime
+    session: Session,
+    *,
+    chat_id: int,
+    source: str,
+    canonical: str,
+    now: datetime,
+    model: bytes | None = None,
 ) -> Filter:
-    row = FilterTable(chat_id=chat_id, source=source, canonical=canonical, created_at=now)
+    """A filter for the chat; `model`: a "more like this" filter's scorer."""
+    row = FilterTable(
+        chat_id=chat_id, source=source, canonical=canonical, created_at=now, model=model
+    )
     session.add(row)
     session.flush()
     return _to_filter(row)
@@ -192,6 +201,18 @@ def remove_filters(session: Session, *, chat_id: int, filter_ids: list[int]) -> 
 def get_filters(session: Session, *, filter_ids: list[int]) -> dict[int, Filter]:
     rows = session.exec(select(FilterTable).where(col(FilterTable.id).in_(filter_ids)))
     return {f.id: f for f in map(_to_filter, rows)}
+
+
+def filter_models(session: Session, *, filter_ids: Sequence[int]) -> dict[int, bytes]:
+    """The stored scorers of "more like this" filters."""
+    statement = select(FilterTable.id, FilterTable.model).where(
+        col(FilterTable.id).in_(filter_ids), col(FilterTable.model).is_not(None)
+    )
+    return {i: m for i, m in session.exec(statement) if i is not None and m is not None}
+
+
+def set_filter_model(session: Session, *, filter_id: int, model: bytes) -> None:
+    session.execute(update(FilterTable).where(col(FilterTable.id) == filter_id).values(model=model))
 
 
 def active_filter_ids(session: Session) -> set[int]:

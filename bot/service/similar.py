@@ -1,0 +1,172 @@
+""" "More like this" filters: a paper matches when it is close to seed papers the chat chose.
+
+A filter of this kind is written `like:2506.01234,2506.04321` (what /list, /export and /import
+show) and stores its scorer: the seeds' centroid in the TF-IDF space and a similarity threshold
+calibrated on the stored papers so that about `share` of a day passes (1% by default), rather
+than a fixed number a day. It goes through the same ledger as any filter, so each paper comes
+once. When the TF-IDF model is refitted, each scorer is rebuilt from its seeds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlmodel import Session
+
+from bot.core.paper import Paper
+from bot.core.relevance import SimilarTo, TextModel, calibrate
+from bot.core.summary import shorten
+from bot.service.feedback import ARXIV_ID
+from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
+from bot.service.ranking import Ranker
+from bot.service.subscriptions import AlreadyFollowed, AtLimit, BadFilter, Subscribed
+from bot.store import Database, chats, deliveries, papers
+
+log = logging.getLogger(__name__)
+
+PREFIX = "like:"
+MAX_SEEDS = 10
+SEED_TITLE = 50  # characters of a seed's title in the filter's name
+
+
+def is_similar(source: str) -> bool:
+    return source.strip().lower().startswith(PREFIX)
+
+
+def seed_ids(source: str) -> list[str] | BadFilter:
+    """'like:2506.01234, 2506.04321' (or ids alone) -> the arXiv ids, without versions."""
+    text = source.strip()
+    if is_similar(text):
+        text = text[len(PREFIX) :]
+    given = [part for part in text.replace(",", " ").split() if part]
+    ids: list[str] = []
+    for part in given:
+        found = ARXIV_ID.match(part)
+        if found is None:
+            return BadFilter(source, f"'{part}' is not an arXiv id (like 2506.01234)", None)
+        if found.group(1).lower() not in ids:
+            ids.append(found.group(1).lower())
+    if not ids:
+        return BadFilter(source, "give the arXiv ids of one or more papers", None)
+    if len(ids) > MAX_SEEDS:
+        return BadFilter(source, f"at most {MAX_SEEDS} seed papers", None)
+    return ids
+
+
+class Similar:
+    def __init__(self, database: Database, ranker: Ranker, *, share: float) -> None:
+        self.database, self.ranker, self.share = database, ranker, share
+        self.scorers: dict[int, SimilarTo] = {}  # filter id -> its scorer, as stored
+
+    def follow(
+        self, *, chat_id: int, source: str, max_per_chat: int, now: datetime
+    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+        """/similar and /import: a "more like this" filter for the chat."""
+        ids = seed_ids(source)
+        if isinstance(ids, BadFilter):
+            return ids
+        text = self.ranker.text_model()
+        if text is None:
+            return BadFilter(source, "too few papers are stored yet to compare with", None)
+        with self.database.session() as session:
+            found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)
+            window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
+            recent = [p for _, p in papers.recent_papers(session, announcement_days=RECENT_DAYS)]
+        unknown = [i for i in ids if i not in found]
+        if unknown:
+            return BadFilter(source, f"not seen here: {', '.join(unknown)}", None)
+        seeds = [found[i][1] for i in ids]
+        scorer = self._scorer(text, seeds, window)
+        written = PREFIX + ",".join(ids)
+        name = f'like "{shorten(seeds[0].title, SEED_TITLE)}"'
+        name += f" and {len(seeds) - 1} more" if len(seeds) > 1 else ""
+        with self.database.session() as session:
+            existing = chats.chat_filters(session, chat_id=chat_id)
+            for number, stored in enumerate(existing, 1):
+                if stored.source == written:
+                    return AlreadyFollowed(number, stored.canonical)
+            if len(existing) >= max_per_chat:
+                return AtLimit(len(existing), max_per_chat)
+            chats.add_filter(
+                session,
+                chat_id=chat_id,
+                source=written,
+                canonical=name,
+                now=now,
+                model=scorer.to_bytes(),
+            )
+        seeded = set(ids)
+        recent = [p for p in recent if (p.arxiv_id or "") not in seeded]
+        passing = [
+            p for p, ok in zip(recent, scorer.passes(text.vectors(recent)), strict=True) if ok
+        ]
+        shown = [p.title for p in passing[-SHOWN_TITLES:]]
+        return Subscribed(len(existing) + 1, name, RecentMatches(len(passing), shown))
+
+    def follow_row(
+        self, *, chat_id: int, row_id: int, max_per_chat: int, now: datetime
+    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | None:
+        """The "more like this" button under a paper the chat was sent (None: the row is not
+        the chat's)."""
+        with self.database.session() as session:
+            row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat_id)
+            found = papers.get_papers(session, paper_ids=[row.paper_id]) if row else {}
+        if row is None or not found[row.paper_id].arxiv_id:
+            return None
+        source = f"{PREFIX}{found[row.paper_id].arxiv_id}"
+        return self.follow(chat_id=chat_id, source=source, max_per_chat=max_per_chat, now=now)
+
+    def _scorer(
+        self, text: TextModel, seeds: Sequence[Paper], window: Sequence[Paper]
+    ) -> SimilarTo:
+        threshold = calibrate(text, seeds, window, self.share)
+        return SimilarTo.from_seeds(text, seeds, threshold)
+
+    def matches(
+        self, session: Session, batch: Sequence[tuple[int, Paper]], filter_ids: set[int]
+    ) -> dict[int, list[int]]:
+        """Which of the given "more like this" filters each paper of the batch passes (by paper
+        id)."""
+        for gone in self.scorers.keys() - filter_ids:
+            del self.scorers[gone]
+        if not filter_ids or not batch:
+            return {}
+        text = self.ranker.text_model()
+        if text is None:
+            return {}
+        missing = sorted(filter_ids - self.scorers.keys())
+        for filter_id, data in chats.filter_models(session, filter_ids=missing).items():
+            self.scorers[filter_id] = SimilarTo.from_bytes(data)
+        self._refresh(session, text)
+        vectors = text.vectors([paper for _, paper in batch])
+        found: dict[int, list[int]] = defaultdict(list)
+        for filter_id, scorer in self.scorers.items():
+            for row, passes in enumerate(scorer.passes(vectors)):
+                if passes:
+                    found[batch[row][0]].append(filter_id)
+        return found
+
+    def _refresh(self, session: Session, text: TextModel) -> None:
+        """Scorers built on an older TF-IDF model, rebuilt from their seeds and stored."""
+        stale = [f for f, scorer in self.scorers.items() if scorer.fingerprint != text.fingerprint]
+        if not stale:
+            return
+        window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
+        for stored in chats.get_filters(session, filter_ids=stale).values():
+            ids = seed_ids(stored.source)
+            found = (
+                papers.papers_by_arxiv_id(session, arxiv_ids=ids) if isinstance(ids, list) else {}
+            )
+            seeds = [paper for _, paper in found.values()]
+            if not seeds:
+                log.error("filter %d: its seed papers are gone; it matches nothing", stored.id)
+                del self.scorers[stored.id]
+                continue
+            self.scorers[stored.id] = self._scorer(text, seeds, window)
+            chats.set_filter_model(
+                session, filter_id=stored.id, model=self.scorers[stored.id].to_bytes()
+            )
+        log.info("ranking: %d 'more like this' filters rebuilt on the new vocabulary", len(stale))
