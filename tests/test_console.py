@@ -12,9 +12,11 @@ import shutil
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
 from tests.conftest import ROOT, SEEDS
+from tests.corpus import mixed_day, rss, topic_papers
 from tests.test_cli import paperbot
 
 SETTLED = {"PAPERBOT_INBOX_SETTLE_SECONDS": "0"}
@@ -86,6 +88,35 @@ def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
     assert first in (40, 41)  # after the card's two or three buttons (with "more like this")
     assert f"  #{first + 36} 13 more papers ▸" in page  # numbers go on until a command
     assert out.rstrip().endswith("> #999\nNo such button.")
+
+
+def test_likes_rank_the_next_digest_and_similar_follows_a_topic(tmp_path: Path) -> None:
+    """The issue's promise, as a user does it: /like five papers on one topic, then /digest
+    lists that topic's papers first with a reason; /similar ID saves a filter that matches
+    similar papers of the next listing."""
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox", "PAPERBOT_RANKING_SIMILAR_SHARE": "0.2"}
+    paperbot(tmp_path, "console", stdin="/subscribe we\n/layout full\n/layout page 40\n", env=env)
+    first, second = date(2026, 7, 1), date(2026, 7, 2)
+    (tmp_path / "inbox" / "day1.xml").write_text(rss(mixed_day(first, 10, first_id=1), first))
+    kv = [p.arxiv_id for p in topic_papers("kv", 5, first_id=1, day=first)]
+    script = f"/digest\n/like {' '.join(map(str, kv))}\n/similar {kv[0]}\n"
+    taught = paperbot(tmp_path, "console", stdin=script, env=env)
+    assert taught.returncode == 0, taught.stderr
+    assert "Your digests list what you like first (within each filter)" in taught.stdout
+    assert 'Filter 2 saved, understood as like "' in taught.stdout
+
+    later = mixed_day(second, 5, first_id=100, seed=2)
+    (tmp_path / "inbox" / "day2.xml").write_text(rss(later, second))
+    result = paperbot(tmp_path, "console", stdin="/digest\n", env=env)
+    assert result.returncode == 0, result.stderr
+    kv_titles = {p.title for p in later if 100 <= int(str(p.arxiv_id)[-5:]) < 105}
+    cards = result.stdout.split("\n\n")
+    listed = [c.split("\n")[0].split(". ", 1)[-1] for c in cards if "matched we" in c]
+    assert len(listed) == 20 and set(listed[:5]) == kv_titles  # the liked topic first
+    assert result.stdout.count("★ Ranked up for you:") == 5
+    similar = [c.split("\n")[0].split(". ", 1)[-1] for c in cards if "(filter 2)" in c]
+    assert similar and set(similar) <= kv_titles  # "more like this" matched the topic only
 
 
 CURSOR_REQUEST, CURSOR_AT = b"\x1b[6n", b"\x1b[1;1R"
