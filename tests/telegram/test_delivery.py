@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from bot.sender import Limits
 from bot.store import chats, deliveries
+from tests.corpus import rss, topic_papers
 from tests.feed_server import FeedServer
 from tests.telegram.conftest import World
 
@@ -333,3 +334,32 @@ async def test_a_long_digest_pages_and_opens_cards_from_its_buttons(world: World
     [opened] = world.server.sent(ADA)[shown:]
     assert "<blockquote expandable>" in opened["text"] and "matched we (filter 1)" in opened["text"]
     assert not any("blockquote" in t for t in world.server.texts(BOB))  # BOB got nothing of it
+
+
+async def test_rating_and_more_like_this_from_an_alerts_buttons(world: World) -> None:
+    await instant_user(world, ADA, "cache")
+    day = date(2026, 7, 1)
+    await world.drop(day1_xml=rss(topic_papers("kv", 12, first_id=1, day=day), day))
+    await world.runtime.deliver()
+    [alert] = [m for m in world.server.sent(ADA) if "'👍 1'" in str(m.get("reply_markup"))]
+    labels = {b["text"]: b["callback_data"] for row in alert["reply_markup"]["inline_keyboard"]
+              for b in row}  # fmt: skip
+
+    async def press(label: str) -> dict[str, Any]:
+        answered = len(world.server.calls_to("answerCallbackQuery"))
+        world.server.press(ADA, alert["message_id"], labels[label])
+        await world.server.wait_for(
+            lambda: len(world.server.calls_to("answerCallbackQuery")) > answered
+        )
+        return world.server.calls_to("answerCallbackQuery")[-1].params
+
+    liked = await press("👍 1")
+    assert liked["text"].startswith("👍 noted: ") and liked["show_alert"] == "false"
+    assert "Ratings: 1 👍, 0 👎" in await world.command(ADA, "/status")
+    assert (await press("👍 1"))["text"].startswith("Rating taken back: ")
+    assert "Ratings: none yet" in await world.command(ADA, "/status")
+
+    sent = len(world.server.sent(ADA))
+    await press("≈ 1")  # "more like this" for paper 1
+    assert world.server.texts(ADA)[sent].startswith('Filter 2 saved, understood as <code>like "')
+    assert "\nlike:2607.000" in await world.command(ADA, "/export")
