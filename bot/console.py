@@ -194,6 +194,7 @@ class Console:
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
         await self.work()
+        await self.runtime.ranker.settle()  # ratings of the last moments trained and stored
         return 0
 
     async def tick(self) -> None:

@@ -163,7 +163,9 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
 
 
 async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """At stop: the metrics endpoint closed."""
+    """At stop: ratings of the last moments trained and stored, the metrics endpoint closed."""
+    runtime: Runtime = application.bot_data["runtime"]
+    await runtime.ranker.settle()
     server = application.bot_data.pop("metrics", None)
     if server is not None:
         server.close()
