@@ -158,7 +158,12 @@ async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if is_similar(args):
         return _subscribed(_follow_similar(runtime, chat.id, args))
     result = subscriptions.subscribe(
-        runtime.database, chat_id=chat.id, source=args, rules=runtime.rules, now=runtime.clock()
+        runtime.database,
+        chat_id=chat.id,
+        source=args,
+        rules=runtime.rules,
+        now=runtime.clock(),
+        scores=runtime.ranker.scores(chat.id),
     )
     return _subscribed(result)
 
@@ -203,7 +208,9 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> R
 async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("preview")
-    result = subscriptions.preview_filter(runtime.database, source=args, rules=runtime.rules)
+    result = subscriptions.preview_filter(
+        runtime.database, source=args, rules=runtime.rules, scores=runtime.ranker.scores(chat.id)
+    )
     if isinstance(result, BadFilter):
         return _bad_filter(result)
     return Reply(

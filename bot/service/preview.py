@@ -3,7 +3,7 @@ stored papers (`paperbot preview`), or among the last announcement days (/previe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,9 +82,16 @@ class RecentMatches:
     derived: frozenset[str] = frozenset()  # titles that are headlines derived from the abstract
 
 
-def recent_matches(database: Database, query: Node) -> RecentMatches:
+Scores = Callable[[dict[int, Paper]], dict[int, float]]  # a chat's ranking (empty: it has none)
+
+
+def recent_matches(database: Database, query: Node, scores: Scores | None = None) -> RecentMatches:
+    """`scores`: the chat's ranking, which orders the examples (best first) when it has one."""
     with database.session() as session:
         recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
-    shown = [paper for _, paper in recent if matches(query, paper)]
+    found = {paper_id: paper for paper_id, paper in recent if matches(query, paper)}
+    ranked = scores(found) if scores and found else {}
+    order = sorted(found, key=lambda paper_id: -ranked.get(paper_id, 0.0)) if ranked else found
+    shown = [found[paper_id] for paper_id in order]
     derived = frozenset(p.title for p in shown[:SHOWN_TITLES] if p.title_derived)
     return RecentMatches(len(shown), [p.title for p in shown[:SHOWN_TITLES]], derived=derived)

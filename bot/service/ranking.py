@@ -13,7 +13,7 @@ import asyncio
 import logging
 import random
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.core.paper import Paper
@@ -131,6 +131,15 @@ class Ranker:
         return model
 
     # -- ranking -------------------------------------------------------------------------------
+
+    def scores(self, chat_id: int) -> Callable[[dict[int, Paper]], dict[int, float]]:
+        """The chat's ranking as plain scores (for ordering /subscribe's and /preview's
+        examples)."""
+
+        def scored(candidates: dict[int, Paper]) -> dict[int, float]:
+            return {i: score.value for i, score in self.rank(chat_id, candidates).items()}
+
+        return scored
 
     def rank(self, chat_id: int, candidates: Mapping[int, Paper]) -> dict[int, Score]:
         """The chat's scores for papers (by id); empty when the chat has no model."""

@@ -100,10 +100,10 @@ class Similar:
             )
         seeded = set(ids)
         recent = [p for p in recent if (p.arxiv_id or "") not in seeded]
-        passing = [
-            p for p, ok in zip(recent, scorer.passes(text.vectors(recent)), strict=True) if ok
-        ]
-        shown = [p.title for p in passing[-SHOWN_TITLES:]]
+        similarity = list(scorer.similarity(text.vectors(recent))) if recent else []
+        closest = sorted(zip(similarity, range(len(recent)), strict=True), reverse=True)
+        passing = [recent[i] for value, i in closest if value >= scorer.threshold]
+        shown = [p.title for p in passing[:SHOWN_TITLES]]  # the closest first
         return Subscribed(len(existing) + 1, name, RecentMatches(len(passing), shown))
 
     def follow_row(

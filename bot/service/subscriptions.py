@@ -9,7 +9,7 @@ from datetime import datetime
 
 from bot.core.chat import Filter
 from bot.core.query import FilterRules, InvalidQuery, Node, canonical
-from bot.service.preview import RecentMatches, recent_matches
+from bot.service.preview import RecentMatches, Scores, recent_matches
 from bot.store import Database, chats
 
 
@@ -53,8 +53,15 @@ def read_filter(rules: FilterRules, source: str) -> Node | BadFilter:
 
 
 def subscribe(
-    database: Database, *, chat_id: int, source: str, rules: FilterRules, now: datetime
+    database: Database,
+    *,
+    chat_id: int,
+    source: str,
+    rules: FilterRules,
+    now: datetime,
+    scores: Scores | None = None,
 ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+    """A filter for the chat; `scores`: the chat's ranking, which orders the examples."""
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
@@ -67,14 +74,16 @@ def subscribe(
         if len(existing) >= rules.max_per_chat:
             return AtLimit(len(existing), rules.max_per_chat)
         chats.add_filter(session, chat_id=chat_id, source=source, canonical=understood, now=now)
-    return Subscribed(len(existing) + 1, understood, recent_matches(database, query))
+    return Subscribed(len(existing) + 1, understood, recent_matches(database, query, scores))
 
 
-def preview_filter(database: Database, *, source: str, rules: FilterRules) -> Previewed | BadFilter:
+def preview_filter(
+    database: Database, *, source: str, rules: FilterRules, scores: Scores | None = None
+) -> Previewed | BadFilter:
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
-    return Previewed(canonical(query), recent_matches(database, query))
+    return Previewed(canonical(query), recent_matches(database, query, scores))
 
 
 def list_filters(database: Database, *, chat_id: int) -> list[Filter]:

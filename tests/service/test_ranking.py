@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.query import FilterRules
 from bot.sender import Limits, Sender
-from bot.service import feedback
+from bot.service import feedback, subscriptions
 from bot.service.delivery import Postman
 from bot.service.planning import Planner
 from bot.service.ranking import Ranker
@@ -135,3 +135,28 @@ async def test_fewer_than_three_likes_rank_nothing_and_stop_forgets(
     with database.session() as session:
         chats.forget_chat(session, chat_id=3)
     assert feedback.counts(database, chat_id=3) == (0, 0)
+
+
+def test_subscribe_examples_come_in_the_chats_order(
+    database: Database,
+    clock: Clock,
+    day_two: list,  # type: ignore[type-arg]
+) -> None:
+    arrive(database, clock, day_two)
+    ranker = Ranker(database, clock=clock)
+    kv = {p.title for p in topic_papers("kv", 10, first_id=1, day=DAY_ONE)}
+    kv |= {p.title for p in day_two if 100 <= int(str(p.arxiv_id)[-5:]) < 105}
+    shown = {}
+    for chat_id in (FAN, CONTROL):
+        saved = subscriptions.subscribe(
+            database,
+            chat_id=chat_id,
+            source="method",
+            rules=FilterRules(),
+            now=clock(),
+            scores=ranker.scores(chat_id),
+        )
+        assert isinstance(saved, subscriptions.Subscribed) and saved.recent.count == 60
+        shown[chat_id] = saved.recent.titles
+    assert set(shown[FAN]) <= kv  # the liked topic's papers as examples
+    assert not set(shown[CONTROL]) <= kv  # no model: the stored order
