@@ -1,9 +1,13 @@
 """The ledger sent: instant rounds, digest rounds, and the ledger's state changes.
 
 A row goes pending -> sending -> sent (with Telegram's message id) or failed (with the reason);
-rows left `sending` by a crash go back to pending at start (`resume`). Within one process, the
-chat lock and the chat's version keep two rounds from sending the same rows: rounds run at once
-(the inbox job's delivery, the delivery tick, /digest), each reads rows first and sends later.
+rows left `sending` by a crash go back to pending at start (`resume`). Several processes may
+share one database (PostgreSQL): a round first claims its chats (a lease in the chat's row,
+renewed while the process holds it; a process killed midway loses it after LEASE, and whoever
+claims the chat next sends what it left), so one process at a time sends to a chat. Within one
+process, the chat lock and the chat's version keep two rounds from sending the same rows: rounds
+run at once (the inbox job's delivery, the delivery tick, /digest), each reads rows first and
+sends later.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from bot.core.buttons import Keyboard
 from bot.core.chat import BEHIND_MORE, Chat, Delivery, Filter
@@ -39,9 +44,12 @@ from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
 from bot.service.ranking import Ranker
 from bot.service.status import waiting
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, leases, papers
 
 log = logging.getLogger(__name__)
+
+LEASE = timedelta(seconds=60)  # a chat claimed by a process that stopped renewing is free after
+RENEW_SECONDS = 20.0  # held claims are renewed this often (three times within a lease)
 
 
 @dataclass
@@ -91,8 +99,12 @@ class Postman:
         clock: Clock,
         rules: FilterRules,
         ranker: Ranker | None = None,
+        holder: str = "paperbot",
     ) -> None:
         self.database, self.sender, self.clock, self.ranker = database, sender, clock, ranker
+        self.holder = holder  # this process, as chat claims name it
+        self.claims: Counter[int] = Counter()  # chats claimed, by how many rounds hold each
+        self.renewer: asyncio.Task[None] | None = None
         self.marks = FilterMarks(rules.parse)
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         # Bumped whenever a chat's rows are being sent: rows read at an older version are read
@@ -103,44 +115,53 @@ class Postman:
         self.ticks = 0
 
     def resume(self) -> int:
-        """On start: rows left `sending` by a crash go back to pending (at-least-once)."""
+        """On start: rows left `sending` by a crash go back to pending (at-least-once), except
+        those of chats another live process holds now."""
         with self.database.session() as session:
-            return deliveries.reset_sending(session)
+            return leases.reset_unclaimed_sending(session, now=self.clock())
 
     # -- the two modes -----------------------------------------------------------------------
 
     async def deliver_instant(self) -> SendReport:
         """Every pending row of instant chats: the delivery job's tick."""
-        by_chat: dict[int, list[Delivery]] = defaultdict(list)
         with self.database.session() as session:
-            for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
-                by_chat[row.chat_id].append(row)
-        versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
+            waiting = deliveries.chats_waiting(session, modes=["instant"])
         report = SendReport()
-        with self._tick(list(by_chat)):
-            for part in await asyncio.gather(
-                *(self._alert_chat(c, rows, versions[c]) for c, rows in sorted(by_chat.items()))
-            ):
-                report.add(part)
+        async with self._claimed(waiting) as mine:
+            by_chat: dict[int, list[Delivery]] = defaultdict(list)
+            with self.database.session() as session:  # read once claimed: nobody else sends
+                for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
+                    if row.chat_id in mine:
+                        by_chat[row.chat_id].append(row)
+            versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
+            with self._tick(list(by_chat)):
+                for part in await asyncio.gather(
+                    *(self._alert_chat(c, rows, versions[c]) for c, rows in sorted(by_chat.items()))
+                ):
+                    report.add(part)
         return report
 
     async def digest_tick(self) -> SendReport:
         """Digests that are due: each chat's local hour passed since its last digest (also a
         digest missed while the bot was down)."""
+        report = SendReport()
+        async with self._claimed([chat.id for chat in self._due()]) as mine:
+            due = [chat for chat in self._due() if chat.id in mine]  # not sent meanwhile
+            with self._tick([chat.id for chat in due]):
+                for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
+                    report.add(part)
+        return report
+
+    def _due(self) -> list[Chat]:
         now = self.clock()
         with self.database.session() as session:
-            due = [
+            return [
                 chat
                 for chat in chats.all_chats(session, active_only=True)
                 if chat.mode == "digest"
                 and not chat.paused
                 and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
             ]
-        report = SendReport()
-        with self._tick([chat.id for chat in due]):
-            for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
-                report.add(part)
-        return report
 
     async def digest_now(self, chat: Chat) -> Paused | NothingWaiting | DigestSent:
         """/digest: what waits for the chat, now."""
@@ -155,10 +176,50 @@ class Postman:
         """Everything pending for the chat as one digest (several messages when long), or one
         line saying why there is nothing: no announcement, or nothing matched."""
         report = SendReport(digests=1)
-        async with self.chat_locks[chat.id]:
+        async with self._claimed([chat.id]) as mine, self.chat_locks[chat.id]:
+            if not mine:  # another process is sending to the chat: what waits goes later
+                report.waiting = 1
+                return report
             with self._tick():
                 await self._send_digest(chat, report)
         return report
+
+    # -- claims: one process at a time sends to a chat -----------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _claimed(self, chat_ids: Sequence[int]) -> AsyncIterator[set[int]]:
+        """The chats of `chat_ids` that this process may send to (no other live process holds
+        them), held for the block and renewed meanwhile."""
+        now = self.clock()
+        with self.database.connection() as connection:
+            mine = leases.claim_chats(
+                connection, chat_ids=chat_ids, holder=self.holder, now=now, until=now + LEASE
+            )
+        self.claims.update(mine)
+        if mine and (self.renewer is None or self.renewer.done()):
+            self.renewer = asyncio.create_task(self._renew())
+        try:
+            yield set(mine)
+        finally:
+            self.claims.subtract(mine)
+            done = [chat_id for chat_id in mine if self.claims[chat_id] <= 0]
+            for chat_id in done:
+                del self.claims[chat_id]
+            if not self.claims and self.renewer is not None:
+                self.renewer.cancel()
+                self.renewer = None
+            with self.database.connection() as connection:
+                leases.release_chats(connection, chat_ids=done, holder=self.holder)
+
+    async def _renew(self) -> None:
+        """While this process holds chats, their leases are renewed every RENEW_SECONDS."""
+        while self.claims:
+            await asyncio.sleep(RENEW_SECONDS)
+            with self.database.connection() as connection:
+                until = self.clock() + LEASE
+                leases.renew_chats(
+                    connection, chat_ids=list(self.claims), holder=self.holder, until=until
+                )
 
     # -- rounds ------------------------------------------------------------------------------
 

@@ -54,6 +54,22 @@ def add_deliveries(session: Session, *, rows: Sequence[NewDelivery], now: dateti
     return len(session.execute(statement, values).all())
 
 
+def chats_waiting(session: Session, *, modes: Sequence[str]) -> list[int]:
+    """Active, unpaused chats in the given modes with rows waiting to go out."""
+    statement = (
+        select(DeliveryTable.chat_id)
+        .join(ChatTable, col(ChatTable.id) == col(DeliveryTable.chat_id))
+        .where(
+            col(DeliveryTable.status).in_(UNFINISHED),
+            col(ChatTable.active),
+            ~col(ChatTable.paused),
+            col(ChatTable.mode).in_(modes),
+        )
+        .distinct()
+    )
+    return sorted(session.exec(statement).all())
+
+
 def unfinished_deliveries(
     session: Session, *, chat_id: int | None = None, modes: Sequence[str] | None = None
 ) -> list[Delivery]:
@@ -124,14 +140,6 @@ def mark_deliveries(
     else:
         rows = [tuple(row if n == "row" else values[n] for n in mark.order) for row in delivery_ids]
     connection.exec_driver_sql(mark.sql, rows)
-
-
-def reset_sending(session: Session) -> int:
-    """Rows in flight when the bot stopped go back to pending; returns how many."""
-    statement = (
-        update(DeliveryTable).where(col(DeliveryTable.status) == "sending").values(status="pending")
-    )
-    return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
 
 
 def fail_chat_deliveries(session: Session, *, chat_id: int, reason: str) -> int:

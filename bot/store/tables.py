@@ -73,6 +73,9 @@ class ChatTable(SQLModel, table=True):
     digest_style: str = Field(default="compact", max_length=10)  # compact | full
     digest_abstracts: int = DIGEST_ABSTRACTS  # compact digests: papers shown with their abstract
     digest_page: int = DIGEST_PAGE  # papers a digest lists before its "more" button
+    # the process sending to the chat now, and until when its claim holds unless renewed
+    busy_by: str | None = Field(default=None, sa_column=Column(Text))
+    busy_until: datetime | None = None
 
 
 class FilterTable(SQLModel, table=True):
@@ -153,3 +156,14 @@ class ChatModelTable(SQLModel, table=True):
     )
     data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     trained_at: datetime
+
+
+class ProcessTable(SQLModel, table=True):
+    """A running paperbot process (run or worker), with its last heartbeat."""
+
+    __tablename__ = "process"
+
+    id: str = Field(primary_key=True, max_length=100)
+    kind: str = Field(max_length=20)
+    started_at: datetime
+    seen_at: datetime

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.core.paper import Paper
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.deliveries import NewDelivery
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -49,7 +49,7 @@ def test_the_ledger_is_unique_per_chat_paper_and_revision(any_database: Database
         ids = [r.id for r in ledger]
         connection = session.connection()
         deliveries.mark_deliveries(connection, delivery_ids=ids[:2], status="sending", now=NOW)
-        assert deliveries.reset_sending(session) == 2
+        assert leases.reset_unclaimed_sending(session, now=NOW) == 2
         deliveries.mark_deliveries(
             connection, delivery_ids=ids[:1], status="sent", now=NOW, message_id=9
         )

@@ -3,13 +3,13 @@ read for the rounds, moved through their states, counted."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlmodel import Session
 
 from bot.core.paper import Paper
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.deliveries import NewDelivery
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -70,7 +70,9 @@ def test_rows_move_through_their_states(any_database: Database) -> None:
         ]
 
 
-def test_reset_sending_puts_rows_in_flight_back_to_pending(any_database: Database) -> None:
+def test_rows_in_flight_go_back_unless_a_live_process_holds_the_chat(
+    any_database: Database,
+) -> None:
     with any_database.session() as session:
         a, b, c = setup_chats(session)
         rows = [NewDelivery(1, a, 0, [1]), NewDelivery(1, b, 0, [1]), NewDelivery(2, c, 0, [2])]
@@ -82,8 +84,11 @@ def test_reset_sending_puts_rows_in_flight_back_to_pending(any_database: Databas
         deliveries.mark_deliveries(
             connection, delivery_ids=[other], status="sent", now=NOW, message_id=1
         )
-        assert deliveries.reset_sending(session) == 2
-        assert deliveries.reset_sending(session) == 0
+        later = NOW + timedelta(seconds=5)
+        leases.claim_chats(connection, chat_ids=[1], holder="live", now=NOW, until=later)
+        assert leases.reset_unclaimed_sending(session, now=NOW) == 0  # a live process sends them
+        assert leases.reset_unclaimed_sending(session, now=later + timedelta(seconds=1)) == 2
+        assert leases.reset_unclaimed_sending(session, now=later + timedelta(seconds=1)) == 0
         assert [status for _, _, status, _, _ in ledger(session, 1)] == ["pending", "pending"]
         assert ledger(session, 2) == [(c, 0, "sent", 1, None)]
 

@@ -1,0 +1,103 @@
+"""Two processes on one database, each with its postman (a holder of its own): every ledger row
+goes out once, a chat is sent to by one at a time, and a process that stops renewing its claim
+(killed) leaves its chats to the other after the lease. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from bot.core.query import FilterRules
+from bot.sender import Limits, Sender
+from bot.service import ingest
+from bot.service.delivery import LEASE, Postman
+from bot.service.planning import Planner
+from bot.store import Database, chats, deliveries, leases
+from tests.conftest import SEEDS, Clock
+from tests.transports import RecordingTransport
+
+CHATS = range(1, 9)
+
+
+async def no_sleep(seconds: float) -> None:
+    await asyncio.sleep(0)  # a turn for the other process's round
+
+
+def process(database: Database, clock: Clock, name: str) -> tuple[Postman, RecordingTransport]:
+    transport = RecordingTransport()
+    sender = Sender(transport, Limits.off(), sleep=no_sleep, monotonic=lambda: 0.0)
+    return Postman(database, sender, clock=clock, rules=FilterRules(), holder=name), transport
+
+
+def papers_arrive(database: Database, clock: Clock) -> int:
+    with database.session() as session:
+        for chat_id in CHATS:
+            chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
+            chats.update_chat(session, chat_id=chat_id, mode="instant")
+            chats.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
+    ingest.ingest_paths(database, [SEEDS], clock=clock)
+    return Planner(FilterRules()).plan(database, now=clock()).deliveries
+
+
+def sent_rows(database: Database) -> dict[int, int]:
+    """Message ids of sent rows, by row."""
+    with database.session() as session:
+        rows = [r for c in CHATS for r in deliveries.all_deliveries(session, chat_id=c)]
+    assert all(r.status == "sent" for r in rows), {r.status for r in rows}
+    return {r.id: r.message_id or 0 for r in rows}
+
+
+async def test_two_processes_send_every_row_once(any_database: Database, clock: Clock) -> None:
+    planned = papers_arrive(any_database, clock)
+    (first, one), (second, two) = (process(any_database, clock, n) for n in ("a", "b"))
+    reports = await asyncio.gather(first.deliver_instant(), second.deliver_instant())
+    assert sum(r.sent for r in reports) == planned == 8 * 37
+    assert len(sent_rows(any_database)) == planned
+    by_one, by_two = set(one.chats()), set(two.chats())
+    assert by_one | by_two == set(CHATS) and not by_one & by_two  # a chat: one sender
+    assert await first.deliver_instant() == await second.deliver_instant()  # nothing left
+
+
+async def test_a_killed_process_leaves_its_chats_after_the_lease(
+    any_database: Database, clock: Clock
+) -> None:
+    papers_arrive(any_database, clock)
+    killed, _ = process(any_database, clock, "killed")
+    with any_database.connection() as connection:  # it claimed every chat, marked rows sending,
+        now = clock()  # and died before sending (or while a message was in flight)
+        leases.claim_chats(connection, chat_ids=list(CHATS), holder="killed", now=now,
+                           until=now + LEASE)  # fmt: skip
+    with any_database.session() as session:
+        rows = deliveries.unfinished_deliveries(session, chat_id=1)
+    killed._mark([r.id for r in rows[:3]], "sending")
+
+    survivor, carried = process(any_database, clock, "survivor")
+    assert survivor.resume() == 0  # the killed one's chats are claimed: not yet
+    report = await survivor.deliver_instant()
+    assert report.sent == 0 and carried.sent == []  # held by the other until the lease ends
+    clock.now += LEASE + timedelta(seconds=1)
+    report = await survivor.deliver_instant()
+    assert report.sent == 8 * 37 and set(carried.chats()) == set(CHATS)
+    assert len(sent_rows(any_database)) == 8 * 37  # the three in flight went too
+
+
+async def test_a_claim_is_released_after_the_round_and_renewed_while_held(
+    any_database: Database, clock: Clock
+) -> None:
+    papers_arrive(any_database, clock)
+    postman, _ = process(any_database, clock, "a")
+    other, _ = process(any_database, clock, "b")
+    await postman.deliver_instant()
+    assert postman.claims == {} and postman.renewer is None
+    with any_database.connection() as connection:  # released: the other may claim at once
+        now = clock()
+        got = leases.claim_chats(connection, chat_ids=[1], holder="b", now=now, until=now + LEASE)
+    assert got == [1]
+    async with other._claimed([2]) as mine:
+        assert mine == {2} and other.renewer is not None
+        with any_database.connection() as connection:
+            now = clock()
+            taken = leases.claim_chats(connection, chat_ids=[2], holder="a", now=now,
+                                       until=now + LEASE)  # fmt: skip
+        assert taken == []  # held
+    assert other.claims == {}
