@@ -93,7 +93,8 @@ TITLE = re.compile(r"^<b>(.+)</b>(?: <i>\(headline derived from the abstract\)</
 
 def titles(text: str) -> list[str]:
     """The titles of the papers in an alert, as stored (each paper opens with its bold title)."""
-    return [html.unescape(re.sub(r"</?u>", "", title)) for title in TITLE.findall(text)]
+    found = TITLE.findall(text)
+    return [html.unescape(re.sub(r"</?u>|^\d+\. ", "", title)) for title in found]
 
 
 @pytest.mark.chaos

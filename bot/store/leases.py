@@ -90,6 +90,11 @@ def reset_unclaimed_sending(session: Session, *, now: datetime) -> int:
     return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
 
 
+def release_all(session: Session) -> None:
+    """Every chat's claim void (one process on SQLite: claims of a crashed run mean nothing)."""
+    session.execute(update(ChatTable).values(busy_by=None, busy_until=None))
+
+
 def heartbeat(session: Session, *, process_id: str, kind: str, now: datetime) -> None:
     row = session.get(ProcessTable, process_id)
     if row is None:
