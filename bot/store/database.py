@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import URL, Connection, Engine, event
+from sqlalchemy import URL, Connection, Engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlmodel import Session, create_engine
@@ -235,6 +238,64 @@ class Database:
             self._held.value = None
             raise
         held.used = time.monotonic()
+
+    @property
+    def shared(self) -> bool:
+        """Whether several processes may use the database at once (PostgreSQL; SQLite serves
+        one, see `hold_alone`)."""
+        return self.engine.dialect.name == "postgresql"
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[bool]:
+        """Work one process at a time does (scanning the inbox and planning): True when this
+        process may do it now, False when another holds it (it does the work; skip it). A
+        PostgreSQL advisory lock keyed by the name, held on its own connection for the block
+        (and freed by the server if the process dies); SQLite serves one process: always True."""
+        if not self.shared:
+            yield True
+            return
+        key = zlib.crc32(f"paperbot:{name}".encode())
+        with self.engine.connect() as connection:
+            got = bool(
+                connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key}).scalar()
+            )
+            connection.commit()
+            try:
+                yield got
+            finally:
+                if got:
+                    connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+                    connection.commit()
+
+    @staticmethod
+    def hold_alone(url: str) -> TextIO | None:
+        """For `paperbot run`, `worker` and `console` on SQLite: the database file's lock, held
+        while the returned file stays open, so that a second such process on the same file is
+        refused (StoreError, saying why and pointing at PostgreSQL) instead of sending every
+        message twice. None for PostgreSQL (several processes share it) or a database in
+        memory."""
+        parsed = database_url(url)
+        if _file_folder(parsed) is None:
+            return None
+        path = Path(f"{parsed.database}.lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = path.open("a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            other = lock.read().strip() or "another process"
+            lock.close()
+            raise StoreError(
+                f"{parsed.database} is in use by paperbot {other}: SQLite serves one process; "
+                "stop that one, or use PostgreSQL (PAPERBOT_DATABASE_URL=postgresql://...) to run "
+                "several (paperbot run and paperbot worker)"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pid {os.getpid()}")
+        lock.flush()
+        return lock
 
     def close(self) -> None:
         held: _Held | None = getattr(self._held, "value", None)

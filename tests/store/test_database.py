@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,37 @@ def test_hot_path_connection_is_kept_and_recovers(any_database: Database) -> Non
             dead.exec_driver_sql("SELECT 1")
     with any_database.connection() as fresh:
         assert fresh.exec_driver_sql("SELECT 1").scalar() == 1
+
+
+def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'data' / 'bot.db'}"
+    held = Database.hold_alone(url)
+    assert held is not None
+    # flock locks belong to the open file: a second opening, as a second process makes, fails
+    with pytest.raises(StoreError) as refused:
+        Database.hold_alone(url)
+    message = str(refused.value)
+    assert f"in use by paperbot pid {os.getpid()}" in message
+    assert "SQLite serves one process" in message and "PostgreSQL" in message
+    held.close()
+    again = Database.hold_alone(url)  # free once the first is gone
+    assert again is not None
+    again.close()
+    assert Database.hold_alone("postgresql://u@localhost/db") is None  # shared by design
+
+
+def test_exclusive_work_is_done_by_one_process_at_a_time(any_database: Database) -> None:
+    if not any_database.shared:
+        with any_database.exclusive("scan") as mine, any_database.exclusive("scan") as also:
+            assert mine and also  # one process: nothing to exclude
+        return
+    other = Database.open(str(any_database.engine.url.render_as_string(hide_password=False)))
+    try:
+        with any_database.exclusive("scan") as mine:
+            assert mine
+            with other.exclusive("scan") as theirs, other.exclusive("plan") as unrelated:
+                assert not theirs and unrelated
+        with other.exclusive("scan") as theirs:
+            assert theirs  # released
+    finally:
+        other.close()

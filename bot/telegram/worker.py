@@ -1,0 +1,76 @@
+"""`paperbot worker`: the service without Telegram's updates (the inbox, feeds, planning,
+instant alerts and digests), sending through the Bot API. Any number of workers and one
+`paperbot run` (which also answers commands) share one PostgreSQL database: the inbox and
+planning are done by one process at a time (an advisory lock), each chat is sent to by one
+process at a time (a lease), and Telegram's budget is shared (bot/runtime.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+
+from telegram import Bot
+
+from bot import jobs
+from bot.config import Settings
+from bot.runtime import Runtime
+from bot.sender import Transport
+from bot.telegram.transport import TelegramTransport, telegram_request
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[Runtime], Awaitable[None]]
+
+
+async def every(seconds: float, job: Job, runtime: Runtime, stop: asyncio.Event) -> None:
+    """The job, then again each `seconds` until `stop` is set; a failing round is logged and the
+    next one comes as usual."""
+    while not stop.is_set():
+        try:
+            await job(runtime)
+        except Exception:
+            log.exception("%s failed; trying again in %s s", job.__name__, seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), seconds)
+
+
+async def run_jobs(runtime: Runtime, stop: asyncio.Event) -> None:
+    """The scheduled jobs, as `paperbot run` schedules them, until `stop` is set."""
+    settings = runtime.settings
+    await asyncio.gather(
+        every(settings.inbox.scan_seconds, jobs.scan_inbox, runtime, stop),
+        every(jobs.DELIVERY_SECONDS, jobs.deliver, runtime, stop),
+        every(jobs.DIGEST_SECONDS, jobs.send_digests, runtime, stop),
+    )
+
+
+async def work(
+    settings: Settings, token: str, make_runtime: Callable[[Transport], Runtime]
+) -> None:
+    bot = Bot(token, base_url=settings.telegram.api_url, request=telegram_request())
+    async with bot:  # initialised (getMe) and shut down
+        runtime = make_runtime(TelegramTransport(bot))
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for stopping in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(stopping, stop.set)
+        resumed = runtime.postman.resume()
+        if resumed:
+            log.info("%d deliveries were in flight at the last stop: resending", resumed)
+        log.info("paperbot worker running as %s", runtime.postman.holder)
+        try:
+            await run_jobs(runtime, stop)
+        finally:
+            await runtime.ranker.settle()
+            runtime.leave()
+    log.info("paperbot worker stopped")
+
+
+def run_worker(
+    settings: Settings, token: str, make_runtime: Callable[[Transport], Runtime]
+) -> None:
+    """`paperbot worker`: until SIGTERM or Ctrl-C."""
+    asyncio.run(work(settings, token, make_runtime))
