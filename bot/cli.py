@@ -104,9 +104,11 @@ def _cmd_ingest(args: argparse.Namespace, database: Database) -> int:
 
 
 def _cmd_status(args: argparse.Namespace, database: Database) -> int:
-    status = store_status(database)
+    from bot.service.status import feed_json, feed_line, feed_status
+
+    status, feeds = store_status(database), feed_status(database)
     if args.json:
-        _print_json(status.as_json())
+        _print_json({**status.as_json(), "feeds": [feed_json(feed) for feed in feeds]})
     else:
         files = ", ".join(f"{n} {s}" for s, n in sorted(status.files.items())) or "none"
         print(f"papers: {status.papers}")
@@ -116,6 +118,9 @@ def _cmd_status(args: argparse.Namespace, database: Database) -> int:
         print(f"chats: {chats}; filters: {status.filters}")
         ledger = ", ".join(f"{n} {s}" for s, n in sorted(status.deliveries.items())) or "none"
         print(f"deliveries: {ledger} ({status.pending_deliveries} pending)")
+        print(f"feeds: {len(feeds) or 'none polled'}")
+        for feed in feeds:
+            print(f"  {feed_line(feed)}")
     return EXIT_OK
 
 

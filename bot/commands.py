@@ -518,7 +518,7 @@ async def stop(runtime: Runtime, chat: Chat, args: str) -> Reply:
 
 
 async def stats(runtime: Runtime, chat: Chat, args: str) -> Reply:
-    found = status.store_status(runtime.database)
+    found, feeds = status.store_status(runtime.database), status.feed_status(runtime.database)
 
     def counts(values: dict[str, int]) -> str:
         return ", ".join(f"{n} {name}" for name, n in sorted(values.items())) or "none"
@@ -528,6 +528,8 @@ async def stats(runtime: Runtime, chat: Chat, args: str) -> Reply:
         f"Filters: {found.filters} ({len(runtime.planner)} indexed)\n"
         f"Papers: {found.papers}\nListing files: {counts(found.files)}\n"
         f"Deliveries: {counts(found.deliveries)}"
+        + ("\nFeeds:" if feeds else "")
+        + "".join(f"\n• {escape(status.feed_line(feed))}" for feed in feeds)
     )
 
 

@@ -63,6 +63,12 @@ class MetricsSettings(Section):
     port: int = Field(default=0, ge=0, le=65535)
 
 
+class DeliverySettings(Section):
+    # several processes on one PostgreSQL: a chat claimed by a process that stopped renewing
+    # (killed) is free after this many seconds; its holder renews three times as often
+    lease_seconds: float = Field(default=60, ge=3)
+
+
 class RankingSettings(Section):
     window: int = Field(default=4000, ge=100)  # papers the TF-IDF vocabulary is fitted on
     similar_share: float = Field(default=0.01, gt=0, le=0.5)  # of a day a "like:" filter passes
@@ -109,6 +115,7 @@ class Settings(BaseSettings):
     filters: FilterSettings = FilterSettings()
     memory: MemorySettings = MemorySettings()
     ranking: RankingSettings = RankingSettings()
+    delivery: DeliverySettings = DeliverySettings()
 
     @classmethod
     def settings_customise_sources(

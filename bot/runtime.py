@@ -12,7 +12,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from bot import memory
 from bot.config import MemorySettings, Settings
@@ -63,7 +62,6 @@ class Runtime:
     postman: Postman
     clock: Clock = utc_now
     fetcher: FeedFetcher = field(default_factory=FeedFetcher)
-    feeds_polled_at: datetime | None = None
     planner: Planner = field(init=False)
     similar: Similar = field(init=False)
     memory: MemoryPolicy = field(init=False)
@@ -126,15 +124,18 @@ class Runtime:
         return report, plan
 
     def poll_feeds_when_due(self) -> IngestReport:
-        """The feeds, at most every `feeds.poll_seconds`."""
-        feeds, now = self.settings.feeds, self.clock()
-        if not feeds.urls or (
-            self.feeds_polled_at
-            and (now - self.feeds_polled_at).total_seconds() < feeds.poll_seconds
-        ):
+        """The feeds whose next poll has come: every `feeds.poll_seconds`, put off further for
+        each failure in a row (their state, kept in the database, outlives a restart)."""
+        feeds = self.settings.feeds
+        if not feeds.urls:
             return IngestReport()
-        self.feeds_polled_at = now
-        return ingest.poll_feeds(self.database, feeds.urls, self.fetcher.fetch, clock=self.clock)
+        return ingest.poll_feeds(
+            self.database,
+            feeds.urls,
+            self.fetcher.fetch,
+            poll_seconds=feeds.poll_seconds,
+            clock=self.clock,
+        )
 
     def plan(self) -> PlanReport:
         """Papers not yet matched into the ledger (one planner at a time: the filter index is

@@ -49,7 +49,6 @@ from bot.store import Database, chats, deliveries, leases, papers
 log = logging.getLogger(__name__)
 
 LEASE = timedelta(seconds=60)  # a chat claimed by a process that stopped renewing is free after
-RENEW_SECONDS = 20.0  # held claims are renewed this often (three times within a lease)
 
 
 @dataclass
@@ -100,9 +99,11 @@ class Postman:
         rules: FilterRules,
         ranker: Ranker | None = None,
         holder: str = "paperbot",
+        lease: timedelta = LEASE,
     ) -> None:
         self.database, self.sender, self.clock, self.ranker = database, sender, clock, ranker
         self.holder = holder  # this process, as chat claims name it
+        self.lease = lease  # held claims are renewed three times within it
         self.claims: Counter[int] = Counter()  # chats claimed, by how many rounds hold each
         self.renewer: asyncio.Task[None] | None = None
         self.marks = FilterMarks(rules.parse)
@@ -196,7 +197,7 @@ class Postman:
         now = self.clock()
         with self.database.connection() as connection:
             mine = leases.claim_chats(
-                connection, chat_ids=chat_ids, holder=self.holder, now=now, until=now + LEASE
+                connection, chat_ids=chat_ids, holder=self.holder, now=now, until=now + self.lease
             )
         self.claims.update(mine)
         if mine and (self.renewer is None or self.renewer.done()):
@@ -215,11 +216,11 @@ class Postman:
                 leases.release_chats(connection, chat_ids=done, holder=self.holder)
 
     async def _renew(self) -> None:
-        """While this process holds chats, their leases are renewed every RENEW_SECONDS."""
+        """While this process holds chats, their leases are renewed three times a lease."""
         while self.claims:
-            await asyncio.sleep(RENEW_SECONDS)
+            await asyncio.sleep(self.lease.total_seconds() / 3)
             with self.database.connection() as connection:
-                until = self.clock() + LEASE
+                until = self.clock() + self.lease
                 leases.renew_chats(
                     connection, chat_ids=list(self.claims), holder=self.holder, until=until
                 )

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import Session
@@ -17,7 +17,7 @@ from bot.core.identity import Identity, PaperSet, deduplicate
 from bot.core.listings import ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.service import Clock, utc_now
-from bot.store import Database, files, papers
+from bot.store import Database, feeds, files, papers
 
 log = logging.getLogger(__name__)
 
@@ -263,33 +263,83 @@ class FeedError(Exception):
     """A feed could not be fetched; the message says why, for the operator."""
 
 
+DAY_SECONDS = 86_400
+
+
+def feed_delay(poll_seconds: float, failures: int) -> float:
+    """Seconds from one poll of a feed to the next: `poll_seconds`, doubled for each failure in a
+    row, at most a day (or `poll_seconds`, if that is longer)."""
+    return max(poll_seconds, min(poll_seconds * 2 ** min(failures, 32), DAY_SECONDS))
+
+
 def poll_feeds(
     database: Database,
     urls: Sequence[str],
     fetch: Callable[[str], bytes | None],
     *,
+    poll_seconds: float,
     clock: Clock = utc_now,
 ) -> IngestReport:
-    """The feeds job: each feed's new content ingested like a listing file; a feed that cannot
-    be fetched is reported and the others go on."""
+    """The feeds job: each feed whose next poll has come (or never polled) is fetched and its new
+    content ingested like a listing file. A feed that answers 304 (not modified) has succeeded;
+    one that cannot be fetched or read is reported, tried again after `feed_delay` and the
+    others go on. Each feed's state is kept in the database (bot/store/feeds.py)."""
     report = IngestReport()
     for url in urls:
-        try:
-            data = fetch(url)
-        except FeedError as error:
-            report.files.append(FileReport(url, "failed", error=str(error)))
-            log.warning("feed %s: %s", url, error)
-            continue
-        if data is None:
-            report.files.append(FileReport(url, "skipped", error="not modified"))
-            continue
         now = clock()
-        report.files.append(
-            ingest_bytes(
-                database, data, path=url, file_date=now.date(), now=now, retry_failed=False
-            )
-        )
+        with database.session() as session:
+            state = feeds.find_feed(session, url=url)
+        if state is not None and now < state.next_poll_at:
+            continue
+        polled = _poll_feed(database, url, fetch, now)
+        report.files.append(polled)
+        after = _feed_after(state, polled, now=now, poll_seconds=poll_seconds)
+        with database.session() as session:
+            feeds.save_feed(session, state=after)
+        if after.failures:
+            next_poll = after.next_poll_at.isoformat(timespec="seconds")
+            log.warning(
+                "feed %s: %s (%d in a row; next poll %s)",
+                url, polled.error, after.failures, next_poll,
+            )  # fmt: skip
     return report
+
+
+def _poll_feed(
+    database: Database, url: str, fetch: Callable[[str], bytes | None], now: datetime
+) -> FileReport:
+    try:
+        data = fetch(url)
+    except FeedError as error:
+        return FileReport(url, "failed", error=str(error))
+    if data is None:
+        return FileReport(url, "skipped", error="not modified")
+    return ingest_bytes(database, data, path=url, file_date=now.date(), now=now, retry_failed=False)
+
+
+def _feed_after(
+    state: feeds.FeedState | None, polled: FileReport, *, now: datetime, poll_seconds: float
+) -> feeds.FeedState:
+    """The feed's state after a poll: a content that cannot be read fails like a fetch."""
+    before = state or feeds.FeedState(polled.path, polled_at=now, next_poll_at=now)
+    if polled.status == "failed":
+        failures = before.failures + 1
+        return replace(
+            before,
+            polled_at=now,
+            next_poll_at=now + timedelta(seconds=feed_delay(poll_seconds, failures)),
+            last_error=polled.error,
+            last_error_at=now,
+            failures=failures,
+        )
+    return replace(
+        before,
+        polled_at=now,
+        next_poll_at=now + timedelta(seconds=poll_seconds),
+        last_success_at=now,
+        papers=before.papers + polled.new,
+        failures=0,
+    )
 
 
 def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:

@@ -1,12 +1,14 @@
-"""Counts: the whole store (`paperbot status`, /stats, /metrics) and one chat (/status)."""
+"""Counts: the whole store (`paperbot status`, /stats, /metrics), the feeds' state, and one chat
+(/status)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from bot.core.chat import Chat
-from bot.store import Database, chats, deliveries, files, papers
+from bot.store import Database, chats, deliveries, feeds, files, papers
+from bot.store.feeds import FeedState
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,44 @@ def store_status(database: Database) -> StoreStatus:
             filters=chats.count_filters(session),
             deliveries=deliveries.count_deliveries(session),
         )
+
+
+def feed_status(database: Database) -> list[FeedState]:
+    """Every polled feed's state, by URL (`paperbot status`, /stats, /metrics)."""
+    with database.session() as session:
+        return feeds.feed_states(session)
+
+
+def _moment(moment: datetime | None) -> str:
+    if moment is None:
+        return "never"
+    utc = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return f"{utc:%Y-%m-%d %H:%M} UTC"
+
+
+def feed_line(feed: FeedState) -> str:
+    """One feed in one line, for a person."""
+    health = f"failing ({feed.failures} in a row): {feed.last_error}" if feed.failures else "ok"
+    return (
+        f"{feed.url}: {health}; {feed.papers} papers; last success "
+        f"{_moment(feed.last_success_at)}; next poll {_moment(feed.next_poll_at)}"
+    )
+
+
+def feed_json(feed: FeedState) -> dict[str, object]:
+    def moment(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
+    return {
+        "url": feed.url,
+        "papers": feed.papers,
+        "failures": feed.failures,
+        "last_success_at": moment(feed.last_success_at),
+        "last_error": feed.last_error,
+        "last_error_at": moment(feed.last_error_at),
+        "polled_at": moment(feed.polled_at),
+        "next_poll_at": moment(feed.next_poll_at),
+    }
 
 
 @dataclass(frozen=True)

@@ -167,3 +167,19 @@ class ProcessTable(SQLModel, table=True):
     kind: str = Field(max_length=20)
     started_at: datetime
     seen_at: datetime
+
+
+class FeedTable(SQLModel, table=True):
+    """One polled feed: when it last answered, its last error, the papers it brought, and its
+    failures in a row (which put its next poll further off)."""
+
+    __tablename__ = "feed"
+
+    url: str = Field(sa_column=Column(Text, primary_key=True))
+    polled_at: datetime  # the last attempt, whatever came of it
+    next_poll_at: datetime
+    last_success_at: datetime | None = None
+    last_error: str | None = Field(default=None, sa_column=Column(Text))
+    last_error_at: datetime | None = None
+    papers: int = 0  # new papers stored from its contents
+    failures: int = 0  # in a row; 0 after a success
