@@ -1,75 +1,275 @@
-"""`/healthz` and `/metrics` (Prometheus text format) on `metrics.port`, for the operator."""
+"""What the operator watches: counters, histograms and gauges (prometheus-client) in a registry
+the running bot owns, and `GET /metrics` and `GET /healthz` served by aiohttp's web server on
+`metrics.port`.
+
+The registry is the bot's own, never prometheus_client's global one: tests, and several runtimes
+in one process, each count their own. The jobs and the sender count what they do as they do it;
+what is stored (papers, chats, the ledger, the feeds) is read from the database at scrape time
+by `StoreCollector`, so every process on one database reports the same truth and a restarted
+bot reports it at once.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
 
+from aiohttp import web
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.service.status import StoreStatus
+if TYPE_CHECKING:
+    from bot.service.ingest import IngestReport
+    from bot.service.planning import PlanReport
+    from bot.service.status import FeedState, StoreStatus
 
 log = logging.getLogger(__name__)
 
-
-def _gauge(name: str, about: str, values: int | Mapping[str, int], label: str = "") -> list[str]:
-    """One gauge in Prometheus text format: a value, or one value per label."""
-    lines = [f"# HELP paperbot_{name} {about}", f"# TYPE paperbot_{name} gauge"]
-    if isinstance(values, int):
-        return [*lines, f"paperbot_{name} {values}"]
-    return lines + [f'paperbot_{name}{{{label}="{k}"}} {n}' for k, n in sorted(values.items())]
-
-
-def render_metrics(status: StoreStatus) -> str:
-    lines = [
-        *_gauge("papers", "Papers stored.", status.papers),
-        *_gauge("filters", "Filters kept by all chats.", status.filters),
-        *_gauge("chats", "Chats by state.", status.chats, "state"),
-        *_gauge("deliveries", "Delivery ledger rows by status.", status.deliveries, "status"),
-        *_gauge(
-            "listing_files", "Listing files and feed contents by outcome.", status.files, "status"
-        ),
-    ]
-    return "\n".join(lines) + "\n"
+JOBS = ("scan", "deliver", "digests")
+FILE_OUTCOMES = ("ingested", "skipped", "failed", "waiting")
+MESSAGE_OUTCOMES = ("sent", "failed", "retried")
+# flood: 429; server: 5xx and other answers to try again; network: no answer (connection,
+# timeout); chat_gone: 403 (blocked, kicked) or the chat deleted; rejected: 400 on our message
+TELEGRAM_ERRORS = ("flood", "server", "network", "chat_gone", "chat_moved", "rejected")
+JOB_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
+SEND_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
-async def _answer(read_status: Callable[[], StoreStatus], path: str) -> tuple[str, str]:
-    if path not in ("/healthz", "/metrics"):
-        return "404 Not Found", "not found: try /healthz or /metrics\n"
-    try:
-        status = await asyncio.to_thread(read_status)
-    except (SQLAlchemyError, OSError) as error:  # the database is down: what /healthz is for
-        log.warning("health check: %s", error)
-        return "503 Service Unavailable", f"database unavailable: {type(error).__name__}\n"
-    return "200 OK", "ok\n" if path == "/healthz" else render_metrics(status)
+class Metrics:
+    """The counters the bot moves itself. Thread-safe (the scan job runs in a thread)."""
+
+    def __init__(self) -> None:
+        self.registry = registry = CollectorRegistry()
+        self.papers_ingested = Counter(
+            "paperbot_papers_ingested", "New papers stored (listing files and feeds).",
+            registry=registry,
+        )  # fmt: skip
+        self.files = Counter(
+            "paperbot_listing_files_read", "Listing files and feed polls by outcome.",
+            ["outcome"], registry=registry,
+        )  # fmt: skip
+        self.matches = Counter(
+            "paperbot_matches", "Delivery ledger rows planned (a paper matched for a chat).",
+            registry=registry,
+        )  # fmt: skip
+        self.messages = Counter(
+            "paperbot_messages", "Messages to chats by outcome (retried: attempts tried again).",
+            ["outcome"], registry=registry,
+        )  # fmt: skip
+        self.telegram_errors = Counter(
+            "paperbot_telegram_errors", "Errors from Telegram by kind.", ["kind"],
+            registry=registry,
+        )  # fmt: skip
+        self.job_seconds = Histogram(
+            "paperbot_job_duration_seconds", "How long each run of a job took.", ["job"],
+            buckets=JOB_BUCKETS, registry=registry,
+        )  # fmt: skip
+        self.send_seconds = Histogram(
+            "paperbot_send_duration_seconds", "From a message's request to Telegram's answer.",
+            buckets=SEND_BUCKETS, registry=registry,
+        )  # fmt: skip
+        # Set by the jobs, not read from the store: a scan that found nothing new or a delivery
+        # round with nothing pending succeeded too, and leaves no row behind to read.
+        self.last_success = Gauge(
+            "paperbot_job_last_success_timestamp_seconds",
+            "When each job last finished without an error (Unix time; 0: not yet).",
+            ["job"], registry=registry,
+        )  # fmt: skip
+        self.succeeded_at: dict[str, datetime] = {}  # the same, for /healthz
+        for labels, metric in [
+            (FILE_OUTCOMES, self.files),
+            (MESSAGE_OUTCOMES, self.messages),
+            (TELEGRAM_ERRORS, self.telegram_errors),
+            (JOBS, self.job_seconds),
+            (JOBS, self.last_success),
+        ]:
+            for label in labels:  # every series from the start, at 0
+                metric.labels(label)
+
+    def count_ingest(self, report: IngestReport) -> None:
+        for file in report.files:
+            self.files.labels(file.status).inc()
+        self.papers_ingested.inc(sum(file.new for file in report.files))
+
+    def count_plan(self, report: PlanReport) -> None:
+        self.matches.inc(report.deliveries)
+
+    def count_message(self, outcome: str, times: int = 1) -> None:
+        if times:
+            self.messages.labels(outcome).inc(times)
+
+    def count_telegram_error(self, kind: str) -> None:
+        self.telegram_errors.labels(kind).inc()
+
+    def job_succeeded(self, job: str, at: datetime) -> None:
+        self.succeeded_at[job] = at
+        self.last_success.labels(job).set(at.timestamp())
+
+
+StoreReading = Callable[[], "tuple[StoreStatus, list[FeedState]]"]
+
+STORE_GAUGES = {
+    "paperbot_database_up": ("1 when this scrape could read the database, else 0.", ()),
+    "paperbot_papers": ("Papers stored.", ()),
+    "paperbot_filters": ("Filters kept by all chats.", ()),
+    "paperbot_chats": ("Chats by state (paused: of the active ones).", ("state",)),
+    "paperbot_deliveries": ("Delivery ledger rows by status.", ("status",)),
+    "paperbot_pending_deliveries": ("Delivery ledger rows still to send.", ()),
+    "paperbot_listing_files": ("Listing files and feed contents stored, by status.", ("status",)),
+    "paperbot_feed_failures": ("A feed's failed polls in a row.", ("feed",)),
+    "paperbot_feed_papers": ("New papers a feed has brought.", ("feed",)),
+    "paperbot_feed_last_success_timestamp_seconds": (
+        "When a feed last answered (Unix time; 0: never).",
+        ("feed",),
+    ),
+}
+
+
+class StoreCollector(Collector):
+    """The stored counts as gauges, read from the database at each scrape (in the scrape's
+    thread); a database that cannot be read is `paperbot_database_up 0`, not a failed scrape."""
+
+    def __init__(self, read: StoreReading) -> None:
+        self.read = read
+
+    def describe(self) -> Iterable[Metric]:
+        """The names, so that the registry refuses a clash with the bot's own metrics."""
+        return [self._family(name) for name in STORE_GAUGES]
+
+    def collect(self) -> Iterator[Metric]:
+        up = self._family("paperbot_database_up")
+        try:
+            status, feeds = self.read()
+        except (SQLAlchemyError, OSError) as error:  # /healthz says more
+            log.warning("metrics: cannot read the database: %s", error)
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        values: dict[str, int | Mapping[str, float]] = {
+            "paperbot_papers": status.papers,
+            "paperbot_filters": status.filters,
+            "paperbot_chats": status.chats,
+            "paperbot_deliveries": status.deliveries,
+            "paperbot_pending_deliveries": status.pending_deliveries,
+            "paperbot_listing_files": status.files,
+            "paperbot_feed_failures": {f.url: f.failures for f in feeds},
+            "paperbot_feed_papers": {f.url: f.papers for f in feeds},
+            "paperbot_feed_last_success_timestamp_seconds": {
+                f.url: f.last_success_at.timestamp() if f.last_success_at else 0 for f in feeds
+            },
+        }
+        for name, value in values.items():
+            family = self._family(name)
+            if isinstance(value, int):
+                family.add_metric([], value)
+            else:
+                for label, number in sorted(value.items()):
+                    family.add_metric([label], number)
+            yield family
+
+    @staticmethod
+    def _family(name: str) -> GaugeMetricFamily:
+        about, labels = STORE_GAUGES[name]
+        return GaugeMetricFamily(name, about, labels=labels)
+
+
+MISSED_PERIODS = 3
+
+
+@dataclass
+class Health:
+    """/healthz: the database can be read (within `timeout`), and no job has gone more than
+    three of its periods without a success (counted from the start before its first)."""
+
+    check_database: Callable[[], str | None]  # one line: why it cannot be read; None: it can
+    metrics: Metrics
+    clock: Callable[[], datetime]
+    periods: Mapping[str, float]  # seconds between a job's runs, by job
+    started_at: datetime
+    timeout: float = 5.0
+    last_problem: str | None = field(default=None, init=False)
+
+    async def problem(self) -> str | None:
+        try:
+            found = await asyncio.wait_for(asyncio.to_thread(self.check_database), self.timeout)
+        except TimeoutError:
+            found = f"the database did not answer in {self.timeout:g} s"
+        found = found or self.missed_job()
+        if found and found != self.last_problem:
+            log.warning("health check: %s", found)
+        self.last_problem = found
+        return found
+
+    def missed_job(self) -> str | None:
+        now = self.clock()
+        for job, period in self.periods.items():
+            last = self.metrics.succeeded_at.get(job)
+            waited = (now - (last or self.started_at)).total_seconds()
+            if waited > MISSED_PERIODS * period:
+                since = (
+                    f"last success {waited:.0f} s ago"
+                    if last
+                    else f"no success in {waited:.0f} s since start"
+                )
+                return f"job {job} (every {period:g} s): {since}"
+        return None
+
+
+@dataclass
+class MetricsServer:
+    """The endpoints on aiohttp's web server; the exposition is prometheus_client's."""
+
+    metrics: Metrics
+    health: Health
+    store: StoreCollector
+    runner: web.AppRunner | None = None
+
+    async def start(self, port: int, host: str) -> None:
+        self.metrics.registry.register(self.store)
+        app = web.Application()
+        app.router.add_get("/metrics", self.scrape)
+        app.router.add_get("/healthz", self.healthz)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, host, port).start()
+        log.info("metrics on port %d: /healthz, /metrics", port)
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+            self.metrics.registry.unregister(self.store)
+
+    async def scrape(self, request: web.Request) -> web.Response:
+        encode, content_type = choose_encoder(request.headers.get("Accept", ""))
+        body = await asyncio.to_thread(encode, self.metrics.registry)  # reads the database
+        return web.Response(body=body, headers={"Content-Type": content_type})
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        problem = await self.health.problem()
+        if problem:
+            return web.Response(status=503, text=problem.replace("\n", " ") + "\n")
+        return web.Response(text="ok\n")
 
 
 async def serve_metrics(
-    read_status: Callable[[], StoreStatus], port: int, host: str = "0.0.0.0"
-) -> asyncio.Server:
-    """`read_status` reads the counts (in a thread: it queries the database); a failure to
-    read them is what /healthz reports."""
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            request = (await reader.readline()).decode("latin-1").split()
-            while (await reader.readline()).strip():
-                pass  # the headers: nothing in them matters here
-            path = request[1].split("?", 1)[0] if len(request) > 1 else "/"
-            status, body = await _answer(read_status, path)
-            data = body.encode()
-            writer.write(
-                f"HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4\r\n"
-                f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode()
-                + data
-            )
-            await writer.drain()
-        except ConnectionError:
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, host, port)
-    log.info("metrics on port %d: /healthz, /metrics", port)
+    metrics: Metrics,
+    read_store: StoreReading,
+    health: Health,
+    port: int,
+    host: str = "0.0.0.0",
+) -> MetricsServer:
+    """/metrics and /healthz on `port` until `stop()`: `read_store` is called at each scrape (in
+    a thread: it queries the database)."""
+    server = MetricsServer(metrics, health, StoreCollector(read_store))
+    await server.start(port, host)
     return server

@@ -10,13 +10,14 @@ import gc
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from bot import memory
 from bot.config import MemorySettings, Settings
 from bot.core.query import FilterRules
 from bot.feeds import FeedFetcher
+from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
 from bot.service import Clock, ingest, utc_now
 from bot.service.delivery import Postman, SendReport
@@ -24,7 +25,7 @@ from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
 from bot.service.ranking import Ranker
 from bot.service.similar import Similar
-from bot.service.status import StoreStatus, store_status
+from bot.service.status import FeedState, StoreStatus, feed_status, health_problem, store_status
 from bot.store import Database
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class Runtime:
     database: Database
     postman: Postman
     clock: Clock = utc_now
+    metrics: Metrics = field(default_factory=Metrics)  # the sender counts into the same
     fetcher: FeedFetcher = field(default_factory=FeedFetcher)
     planner: Planner = field(init=False)
     similar: Similar = field(init=False)
@@ -87,11 +89,12 @@ class Runtime:
     ) -> Runtime:
         """The parts wired to one transport: Telegram's for `paperbot run`, the terminal's for
         the console; tests pass their clocks."""
-        sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic)
+        metrics = Metrics()
+        sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic, metrics=metrics)
         rules = settings.filters.rules
         ranker = Ranker(database, clock=clock, window=settings.ranking.window)
         postman = Postman(database, sender, clock=clock, rules=rules, ranker=ranker)
-        return cls(settings, database, postman, clock)
+        return cls(settings, database, postman, clock, metrics)
 
     @property
     def ranker(self) -> Ranker:
@@ -104,21 +107,30 @@ class Runtime:
         """The one filter parser, bound to the settings' limits."""
         return self.settings.filters.rules
 
-    def store_status(self) -> StoreStatus:
-        """Counts of everything stored (/metrics, /healthz)."""
-        return store_status(self.database)
+    def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
+        """Counts of everything stored and the feeds' state (/metrics, at each scrape)."""
+        return store_status(self.database), feed_status(self.database)
+
+    def health(self, periods: Mapping[str, float]) -> Health:
+        """/healthz from now on, for jobs run every `periods[job]` seconds."""
+        return Health(
+            lambda: health_problem(self.database), self.metrics, self.clock, periods, self.clock()
+        )
 
     def scan(self) -> tuple[IngestReport, PlanReport]:
         """The inbox job: new listing files in (and the feeds, when due), then every new paper
         matched into the ledger."""
-        report = ingest.scan_inbox(
-            self.database,
-            self.settings.inbox.dir,
-            settle_seconds=self.settings.inbox.settle_seconds,
-            clock=self.clock,
-        )
-        report.files += self.poll_feeds_when_due().files
-        plan = self.plan()
+        with self.metrics.job_seconds.labels("scan").time():
+            report = ingest.scan_inbox(
+                self.database,
+                self.settings.inbox.dir,
+                settle_seconds=self.settings.inbox.settle_seconds,
+                clock=self.clock,
+            )
+            report.files += self.poll_feeds_when_due().files
+            self.metrics.count_ingest(report)
+            plan = self.plan()
+        self.metrics.job_succeeded("scan", self.clock())
         if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
@@ -143,19 +155,24 @@ class Runtime:
         with self.planning:
             report = self.planner.plan(self.database, now=self.clock())
             self.memory.after_planning(len(self.planner))
+        self.metrics.count_plan(report)
         return report
 
     async def deliver(self) -> SendReport:
         """The delivery job: instant alerts for whatever is pending (papers are matched into
         the ledger by `scan`, which also picks up what a crash left unmatched)."""
-        report = await self.postman.deliver_instant()
+        with self.metrics.job_seconds.labels("deliver").time():
+            report = await self.postman.deliver_instant()
+        self.metrics.job_succeeded("deliver", self.clock())
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())
         return report
 
     async def send_due_digests(self) -> SendReport:
         """The digest job: every chat whose local digest time has come."""
-        report = await self.postman.digest_tick()
+        with self.metrics.job_seconds.labels("digests").time():
+            report = await self.postman.digest_tick()
+        self.metrics.job_succeeded("digests", self.clock())
         if report.digests:
             log.info("digests: %s", report.line())
         return report

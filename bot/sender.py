@@ -15,8 +15,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import aiohttp
+
 from bot.core.buttons import Keyboard
 from bot.core.render import to_plain
+from bot.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +153,10 @@ class Sender:
         sleep: Sleep = asyncio.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         concurrency: int = 8,
+        metrics: Metrics | None = None,
     ) -> None:
         self.transport = transport
+        self.metrics = metrics or Metrics()  # messages by outcome, errors by kind, latency
         self.limits = limits or Limits()
         self.sleep = sleep
         self.limiter = RateLimiter(self.limits, sleep, monotonic)
@@ -167,24 +172,50 @@ class Sender:
                 shown = text if html else to_plain(text)
                 async with self.in_flight:
                     slot = await self.limiter.wait_overall_turn()
+                    asked = self.limiter.monotonic()
                     try:
                         sent = await self.transport.send(chat_id, shown, html=html, buttons=buttons)
+                        self.metrics.count_message("sent")
                         return Sent(sent, retries)
                     finally:
                         self.limiter.finished(slot)
+                        self.metrics.send_seconds.observe(self.limiter.monotonic() - asked)
             except RetryLater as error:
+                self.metrics.count_telegram_error("flood")
                 wait, why = error.seconds, str(error)
             except Transient as error:
+                self.metrics.count_telegram_error(_transient_kind(error))
                 wait, why = backoff, f"{error}; retrying in {backoff:.0f} s"
                 backoff = min(backoff * 2, 60)
+            except (ChatGone, ChatMoved) as error:
+                self.metrics.count_telegram_error(
+                    "chat_gone" if isinstance(error, ChatGone) else "chat_moved"
+                )
+                self.metrics.count_message("failed")
+                raise
             except Rejected as error:
+                self.metrics.count_telegram_error("rejected")
                 if not html:
+                    self.metrics.count_message("failed")
                     raise
                 log.error("bug: Telegram refused our HTML (%s); sending plain text", error)
                 html = False
                 continue
             retries += 1  # a failed attempt (counted whether or not another follows)
+            self.metrics.count_message("retried")
             log.warning("chat %d: %s", chat_id, why)
             if attempt < self.limits.max_attempts:  # giving up waits for nothing
                 await self.sleep(wait)
+        self.metrics.count_message("failed")
         return Sent(None, retries)
+
+
+def _transient_kind(error: Transient) -> str:
+    """`network` when no answer came back (a connection that failed or dropped, a timeout, found
+    among the causes the transport chained), `server` when Telegram answered with a 5xx."""
+    cause = error.__cause__
+    while cause is not None:
+        if isinstance(cause, OSError | TimeoutError | aiohttp.ClientError):
+            return "network"
+        cause = cause.__cause__
+    return "server"

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 from bot.core.chat import Chat
 from bot.store import Database, chats, deliveries, feeds, files, papers
 from bot.store.feeds import FeedState
+from bot.store.health import database_problem
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,11 @@ def store_status(database: Database) -> StoreStatus:
             filters=chats.count_filters(session),
             deliveries=deliveries.count_deliveries(session),
         )
+
+
+def health_problem(database: Database) -> str | None:
+    """Why the database cannot be read now, in one line; None when it can (/healthz)."""
+    return database_problem(database)
 
 
 def feed_status(database: Database) -> list[FeedState]:

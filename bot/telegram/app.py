@@ -151,9 +151,17 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     resumed = runtime.postman.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
-    if runtime.settings.metrics.port:
+    if runtime.settings.metrics.port:  # /healthz holds the jobs to the periods scheduled below
+        periods = {
+            "scan": runtime.settings.inbox.scan_seconds,
+            "deliver": jobs.DELIVERY_SECONDS,
+            "digests": jobs.DIGEST_SECONDS,
+        }
         application.bot_data["metrics"] = await serve_metrics(
-            runtime.store_status, runtime.settings.metrics.port
+            runtime.metrics,
+            runtime.read_store,
+            runtime.health(periods),
+            runtime.settings.metrics.port,
         )
     queue = application.job_queue
     if application.bot_data.get("schedule_jobs") and queue is not None:
@@ -168,8 +176,7 @@ async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     await runtime.ranker.settle()
     server = application.bot_data.pop("metrics", None)
     if server is not None:
-        server.close()
-        await server.wait_closed()
+        await server.stop()
 
 
 MakeRuntime = Callable[[Transport], Runtime]
