@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     preview.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     commands.add_parser("run", help="the service: Telegram polling, inbox, digests, delivery")
+    commands.add_parser(
+        "worker", help="the service without Telegram updates, beside `run` on one PostgreSQL"
+    )
 
     console = commands.add_parser("console", help="chat with the bot in the terminal")
     console.add_argument(
@@ -191,14 +194,17 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
     )
 
 
-def _cmd_run(settings: Settings, database: Database) -> int:
+def _cmd_service(command: str, settings: Settings, database: Database) -> int:
+    """`paperbot run` (Telegram's updates and the jobs) or `paperbot worker` (the jobs)."""
     from bot.runtime import Runtime
     from bot.telegram.app import run_service
+    from bot.telegram.worker import run_worker
 
     def make_runtime(transport: Transport) -> Runtime:
         return Runtime.build(settings, database, transport)
 
-    run_service(settings, settings.require_token(), make_runtime)
+    serve = run_service if command == "run" else run_worker
+    serve(settings, settings.require_token(), make_runtime)
     return EXIT_OK
 
 
@@ -228,7 +234,7 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
-        if args.command == "run":
+        if args.command in ("run", "worker"):
             settings.require_token()
     except SettingsError as error:
         print(f"paperbot: {error}", file=sys.stderr)
@@ -258,13 +264,18 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return _cmd_db(args, settings)
     if args.command == "preview":
         return _cmd_preview(args, settings)
+    alone = None
+    if args.command in ("run", "worker", "console"):  # one such process per SQLite file
+        alone = Database.hold_alone(settings.database.url)
     database = Database.open(settings.database.url)
     try:
         if args.command == "console":
             return _cmd_console(args, settings, database)
-        if args.command == "run":
-            return _cmd_run(settings, database)
+        if args.command in ("run", "worker"):
+            return _cmd_service(args.command, settings, database)
         handler = {"ingest": _cmd_ingest, "status": _cmd_status}[args.command]
         return handler(args, database)
     finally:
         database.close()
+        if alone is not None:
+            alone.close()

@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.config import Settings
 from bot.runtime import Runtime
 
 DELIVERY_SECONDS = 5
 DIGEST_SECONDS = 30
+
+
+def periods(settings: Settings) -> dict[str, float]:
+    """How often each job runs (what /healthz holds the jobs to)."""
+    return {
+        "scan": settings.inbox.scan_seconds,
+        "deliver": DELIVERY_SECONDS,
+        "digests": DIGEST_SECONDS,
+    }
 
 
 async def scan_inbox(runtime: Runtime) -> None:

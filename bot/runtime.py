@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from bot import memory
 from bot.config import MemorySettings, Settings
@@ -19,10 +20,11 @@ from bot.core.query import FilterRules
 from bot.feeds import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
-from bot.service import Clock, ingest, utc_now
+from bot.service import Clock, ingest, processes, utc_now
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
+from bot.service.processes import process_id
 from bot.service.ranking import Ranker
 from bot.service.similar import Similar
 from bot.service.status import FeedState, StoreStatus, feed_status, health_problem, store_status
@@ -93,7 +95,11 @@ class Runtime:
         sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic, metrics=metrics)
         rules = settings.filters.rules
         ranker = Ranker(database, clock=clock, window=settings.ranking.window)
-        postman = Postman(database, sender, clock=clock, rules=rules, ranker=ranker)
+        lease = timedelta(seconds=settings.delivery.lease_seconds)
+        postman = Postman(
+            database, sender, clock=clock, rules=rules, ranker=ranker, holder=process_id(),
+            lease=lease,
+        )  # fmt: skip
         return cls(settings, database, postman, clock, metrics)
 
     @property
@@ -119,7 +125,15 @@ class Runtime:
 
     def scan(self) -> tuple[IngestReport, PlanReport]:
         """The inbox job: new listing files in (and the feeds, when due), then every new paper
-        matched into the ledger."""
+        matched into the ledger. With several processes on one database, one at a time does it
+        (the others skip the round: it is being done)."""
+        with self.database.exclusive("scan") as mine:
+            if not mine:
+                self.metrics.job_succeeded("scan", self.clock())
+                return IngestReport(), PlanReport()
+            return self._scan()
+
+    def _scan(self) -> tuple[IngestReport, PlanReport]:
         with self.metrics.job_seconds.labels("scan").time():
             report = ingest.scan_inbox(
                 self.database,
@@ -162,11 +176,24 @@ class Runtime:
         """The delivery job: instant alerts for whatever is pending (papers are matched into
         the ledger by `scan`, which also picks up what a crash left unmatched)."""
         with self.metrics.job_seconds.labels("deliver").time():
+            self.heartbeat()
             report = await self.postman.deliver_instant()
         self.metrics.job_succeeded("deliver", self.clock())
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())
         return report
+
+    def heartbeat(self) -> None:
+        """This process is alive; Telegram's budget is divided among the live ones."""
+        live = processes.heartbeat(
+            self.database, process_id=self.postman.holder, kind="paperbot", now=self.clock()
+        )
+        self.postman.sender.limiter.share(live)
+
+    def leave(self) -> None:
+        """At stop: this process's heartbeat and its chats' claims go at once (the others need
+        not wait for them to lapse)."""
+        processes.leave(self.database, process_id=self.postman.holder)
 
     async def send_due_digests(self) -> SendReport:
         """The digest job: every chat whose local digest time has come."""

@@ -9,10 +9,12 @@ transient failures and falls back to plain text when Telegram refuses our HTML.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Protocol
 
 import aiohttp
@@ -98,19 +100,46 @@ class RateLimiter:
         self.window = int(limits.overall_per_second)
         self.slots = 0
         self.answered: dict[int, float] = {}
+        self.whole = limits.overall_per_second  # the token's budget, shared by `share`
+
+    def share(self, processes: int) -> None:
+        """Several processes send for one token: this one keeps its part of the budget (30/s
+        over 2 processes: 15/s each), so that together they stay under Telegram's limit."""
+        rate = self.whole / max(processes, 1)
+        if rate != self.limits.overall_per_second:
+            self.limits = dataclasses.replace(self.limits, overall_per_second=rate)
+            self.window = int(rate)
 
     async def _until(self, moment: float, now: float) -> None:
         if moment > now:
             await self.sleep(moment - now)
 
-    async def wait_chat_turn(self, chat_id: int) -> None:
+    def chat_pause(self) -> timedelta:
+        """The longest pause Telegram wants between two messages to one chat (a group's): a
+        chat another process sent to last waits this long before this one sends."""
+        pause = self.limits.chat_interval
+        if self.limits.group_per_minute:
+            pause = max(pause, 60 / self.limits.group_per_minute)
+        return timedelta(seconds=pause * MARGIN)
+
+    def _chat_interval(self, chat_id: int) -> float:
         per_chat = self.limits.chat_interval
         if chat_id < 0 and self.limits.group_per_minute:
             per_chat = max(per_chat, 60 / self.limits.group_per_minute)
+        return per_chat * MARGIN
+
+    async def wait_chat_turn(self, chat_id: int) -> None:
         now = self.monotonic()
         slot = max(now, self.next_for_chat.get(chat_id, 0.0))
-        self.next_for_chat[chat_id] = slot + per_chat * MARGIN
+        self.next_for_chat[chat_id] = slot + self._chat_interval(chat_id)
         await self._until(slot, now)
+
+    def leaving(self, chat_id: int) -> None:
+        """A message to the chat leaves now (its overall slot may have come later than its
+        chat's turn): the chat's next turn counts from now, so two messages to a chat are never
+        closer than its interval however long the first waited for a slot."""
+        following = self.monotonic() + self._chat_interval(chat_id)
+        self.next_for_chat[chat_id] = max(self.next_for_chat.get(chat_id, 0.0), following)
 
     async def wait_overall_turn(self) -> int:
         """One sender at a time; the next slot counts from the moment this one really leaves, so
@@ -172,6 +201,7 @@ class Sender:
                 shown = text if html else to_plain(text)
                 async with self.in_flight:
                     slot = await self.limiter.wait_overall_turn()
+                    self.limiter.leaving(chat_id)
                     asked = self.limiter.monotonic()
                     try:
                         sent = await self.transport.send(chat_id, shown, html=html, buttons=buttons)

@@ -213,7 +213,8 @@ class Postman:
                 self.renewer.cancel()
                 self.renewer = None
             with self.database.connection() as connection:
-                leases.release_chats(connection, chat_ids=done, holder=self.holder)
+                cooling = self.clock() + self.sender.limiter.chat_pause()
+                leases.release_chats(connection, chat_ids=done, holder=self.holder, until=cooling)
 
     async def _renew(self) -> None:
         """While this process holds chats, their leases are renewed three times a lease."""

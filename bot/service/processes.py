@@ -3,12 +3,17 @@ delivery tick, and Telegram's budget for the token is divided by how many are al
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
 from datetime import datetime, timedelta
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from bot.store import Database, leases
+
+log = logging.getLogger(__name__)
 
 ALIVE_WITHIN = timedelta(seconds=30)  # a process silent this long is counted out (6 ticks of 5 s)
 
@@ -26,6 +31,10 @@ def heartbeat(database: Database, *, process_id: str, kind: str, now: datetime) 
 
 
 def leave(database: Database, *, process_id: str) -> None:
-    """This process stops: its heartbeat and its chats' claims go at once."""
-    with database.session() as session:
-        leases.leave(session, process_id=process_id)
+    """This process stops: its heartbeat and its chats' claims go at once (with the database
+    out of reach, they lapse by themselves after the lease: the stop goes on)."""
+    try:
+        with database.session() as session:
+            leases.leave(session, process_id=process_id)
+    except SQLAlchemyError as error:
+        log.warning("could not give up this process's claims (they lapse): %s", error)

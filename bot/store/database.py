@@ -286,7 +286,7 @@ class Database:
             lock.seek(0)
             other = lock.read().strip() or "another process"
             lock.close()
-            raise StoreError(
+            raise DatabaseUrlError(
                 f"{parsed.database} is in use by paperbot {other}: SQLite serves one process; "
                 "stop that one, or use PostgreSQL (PAPERBOT_DATABASE_URL=postgresql://...) to run "
                 "several (paperbot run and paperbot worker)"

@@ -16,7 +16,7 @@ def _free(holder: str, now: datetime):  # type: ignore[no-untyped-def]
     """A chat this holder may claim: unclaimed, its lease run out, or held by this holder."""
     return or_(
         col(ChatTable.busy_until).is_(None),
-        col(ChatTable.busy_until) < now,
+        col(ChatTable.busy_until) <= now,
         col(ChatTable.busy_by) == holder,
     )
 
@@ -69,12 +69,17 @@ def renew_chats(
         )
 
 
-def release_chats(connection: Connection, *, chat_ids: Sequence[int], holder: str) -> None:
+def release_chats(
+    connection: Connection, *, chat_ids: Sequence[int], holder: str, until: datetime
+) -> None:
+    """The holder is done with the chats: it may claim them again at once, another process
+    from `until` on (the pause Telegram wants between two messages to a chat, which the next
+    sender could not know)."""
     if chat_ids:
         connection.execute(
             update(ChatTable)
             .where(col(ChatTable.id).in_(chat_ids), col(ChatTable.busy_by) == holder)
-            .values(busy_by=None, busy_until=None)
+            .values(busy_until=until)
         )
 
 

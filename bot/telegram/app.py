@@ -151,12 +151,8 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     resumed = runtime.postman.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
+    periods = jobs.periods(runtime.settings)
     if runtime.settings.metrics.port:  # /healthz holds the jobs to the periods scheduled below
-        periods = {
-            "scan": runtime.settings.inbox.scan_seconds,
-            "deliver": jobs.DELIVERY_SECONDS,
-            "digests": jobs.DIGEST_SECONDS,
-        }
         application.bot_data["metrics"] = await serve_metrics(
             runtime.metrics,
             runtime.read_store,
@@ -165,15 +161,17 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         )
     queue = application.job_queue
     if application.bot_data.get("schedule_jobs") and queue is not None:
-        queue.run_repeating(_job(jobs.scan_inbox), runtime.settings.inbox.scan_seconds, first=0)
-        queue.run_repeating(_job(jobs.deliver), jobs.DELIVERY_SECONDS, first=1)
-        queue.run_repeating(_job(jobs.send_digests), jobs.DIGEST_SECONDS, first=2)
+        queue.run_repeating(_job(jobs.scan_inbox), periods["scan"], first=0)
+        queue.run_repeating(_job(jobs.deliver), periods["deliver"], first=1)
+        queue.run_repeating(_job(jobs.send_digests), periods["digests"], first=2)
 
 
 async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """At stop: ratings of the last moments trained and stored, the metrics endpoint closed."""
+    """At stop: ratings of the last moments trained and stored, this process's claims given up,
+    the metrics endpoint closed."""
     runtime: Runtime = application.bot_data["runtime"]
     await runtime.ranker.settle()
+    runtime.leave()
     server = application.bot_data.pop("metrics", None)
     if server is not None:
         await server.stop()

@@ -16,6 +16,7 @@ from telegram import Bot
 
 from bot import jobs
 from bot.config import Settings
+from bot.metrics import serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
 from bot.telegram.transport import TelegramTransport, telegram_request
@@ -38,13 +39,23 @@ async def every(seconds: float, job: Job, runtime: Runtime, stop: asyncio.Event)
 
 
 async def run_jobs(runtime: Runtime, stop: asyncio.Event) -> None:
-    """The scheduled jobs, as `paperbot run` schedules them, until `stop` is set."""
-    settings = runtime.settings
-    await asyncio.gather(
-        every(settings.inbox.scan_seconds, jobs.scan_inbox, runtime, stop),
-        every(jobs.DELIVERY_SECONDS, jobs.deliver, runtime, stop),
-        every(jobs.DIGEST_SECONDS, jobs.send_digests, runtime, stop),
-    )
+    """The scheduled jobs, as `paperbot run` schedules them, until `stop` is set; /healthz and
+    /metrics meanwhile on `metrics.port` (when set)."""
+    periods = jobs.periods(runtime.settings)
+    port = runtime.settings.metrics.port
+    server = None
+    if port:
+        health = runtime.health(periods)
+        server = await serve_metrics(runtime.metrics, runtime.read_store, health, port)
+    try:
+        await asyncio.gather(
+            every(periods["scan"], jobs.scan_inbox, runtime, stop),
+            every(periods["deliver"], jobs.deliver, runtime, stop),
+            every(periods["digests"], jobs.send_digests, runtime, stop),
+        )
+    finally:
+        if server is not None:
+            await server.stop()
 
 
 async def work(

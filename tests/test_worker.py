@@ -1,0 +1,131 @@
+"""`paperbot run` and `paperbot worker` as processes on one PostgreSQL, against the fake Bot API
+with Telegram's limits enforced: a real listing's matches reach many chats exactly once, the
+two share the sending (and stay within 30 messages a second together), and when one is killed
+with SIGKILL midway the other finishes its work. On SQLite a second process is refused."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.store import Database, deliveries, papers
+from tests.conftest import POSTGRES_URL, ROOT, _reset_postgres
+from tests.fake_telegram import FakeTelegram
+from tests.telegram.conftest import TOKEN
+from tests.test_run import drop_seeds, prepare, titles
+
+CHATS = 30
+
+
+@pytest.fixture
+def server() -> Iterator[FakeTelegram]:
+    fake = FakeTelegram(enforce_limits=True)
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+def start(
+    tmp_path: Path, server: FakeTelegram, url: str, command: str, name: str
+) -> subprocess.Popen[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment.update(
+        PYTHONPATH=str(ROOT),
+        PAPERBOT_TELEGRAM_TOKEN=TOKEN,
+        PAPERBOT_TELEGRAM_API_URL=server.base_url,
+        PAPERBOT_DATABASE_URL=url,
+        PAPERBOT_INBOX_DIR=str(tmp_path / "inbox"),
+        PAPERBOT_INBOX_SETTLE_SECONDS="0",
+        PAPERBOT_INBOX_SCAN_SECONDS="1",
+        PAPERBOT_DELIVERY_LEASE_SECONDS="6",
+    )
+    (tmp_path / "inbox").mkdir(exist_ok=True)
+    with (tmp_path / f"{name}.log").open("a") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "bot", command], cwd=tmp_path, env=environment, stdout=log,
+            stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+
+
+def accepted(server: FakeTelegram) -> list[tuple[int, str]]:
+    calls = server.calls_to("sendMessage")
+    return [(int(c.params["chat_id"]), c.params["text"]) for c in calls if c.ok]
+
+
+@pytest.mark.chaos
+async def test_run_and_a_worker_share_the_work_and_survive_a_kill(
+    tmp_path: Path, server: FakeTelegram
+) -> None:
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
+    _reset_postgres(POSTGRES_URL)
+    prepare(POSTGRES_URL, chat_count=CHATS)
+    processes = {
+        "run": start(tmp_path, server, POSTGRES_URL, "run", "run"),
+        "worker": start(tmp_path, server, POSTGRES_URL, "worker", "worker"),
+    }
+    drop_seeds(tmp_path)
+    database = Database.open(POSTGRES_URL)
+    try:
+        await server.wait_for(lambda: len(accepted(server)) >= 60, timeout=60)
+        processes["worker"].kill()
+        processes["worker"].wait(timeout=30)
+        with database.session() as session:
+            in_flight = {
+                (row.chat_id, row.paper_id)
+                for chat_id in range(1, CHATS + 1)
+                for row in deliveries.all_deliveries(session, chat_id=chat_id)
+                if row.status == "sending"
+            }
+            assert deliveries.count_deliveries(session).get("pending", 0) > 0, "too late a kill"
+
+        def all_sent() -> bool:
+            with database.session() as session:
+                return set(deliveries.count_deliveries(session)) == {"sent"}
+
+        await server.wait_for(all_sent, timeout=120)
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                assert process.wait(timeout=30) == 0, (tmp_path / "run.log").read_text()
+    with database.session() as session:
+        rows = [
+            r for c in range(1, CHATS + 1) for r in deliveries.all_deliveries(session, chat_id=c)
+        ]
+        stored = papers.get_papers(session, paper_ids={r.paper_id for r in rows})
+    database.close()
+    title_of = {paper_id: paper.title for paper_id, paper in stored.items()}
+    received = Counter((chat, title) for chat, text in accepted(server) for title in titles(text))
+    assert set(received) == {(r.chat_id, title_of[r.paper_id]) for r in rows}  # all arrived
+    repeated = {key for key, n in received.items() if n > 1}
+    assert repeated <= {(chat, title_of[paper]) for chat, paper in in_flight}  # only in flight
+    refused = [c for c in server.calls_to("sendMessage") if not c.ok]
+    assert refused == []  # together within Telegram's limits: no 429
+    run_log = (tmp_path / "run.log").read_text()
+    assert re.search(r"delivery: [1-9]\d* papers sent", run_log)  # the survivor finished
+    for name in ("run", "worker"):
+        assert "Traceback" not in (tmp_path / f"{name}.log").read_text(), name
+
+
+async def test_a_second_process_on_sqlite_is_refused(tmp_path: Path, server: FakeTelegram) -> None:
+    url = f"sqlite:///{tmp_path / 'bot.db'}"
+    first = start(tmp_path, server, url, "worker", "first")
+    try:
+        await server.wait_for(lambda: bool(server.calls_to("getMe")), timeout=30)  # it is up
+        second = start(tmp_path, server, url, "run", "second")
+        assert second.wait(timeout=30) == 2
+        out = (tmp_path / "second.log").read_text()
+        assert "SQLite serves one process" in out and "PostgreSQL" in out
+        assert len(out.strip().splitlines()) == 1  # one line, no traceback
+    finally:
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=30) == 0, (tmp_path / "first.log").read_text()
