@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
@@ -14,6 +15,7 @@ from sqlmodel import SQLModel
 from bot.store import Database, StoreError
 from bot.store.database import (
     DatabaseUrlError,
+    _alembic_config,
     create_database_engine,
     current_revision,
     database_url,
@@ -25,6 +27,22 @@ from tests.conftest import POSTGRES_URL, _reset_postgres
 
 def test_migrations_match_the_tables(any_database: Database) -> None:
     with any_database.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []
+
+
+def test_every_migration_goes_down_and_up_again(any_database: Database) -> None:
+    """From head to an empty database, one revision at a time, and back: each downgrade undoes
+    its upgrade (a failed upgrade in production can be rolled back)."""
+    engine = any_database.engine
+    config = _alembic_config(engine)
+    head = head_revision(engine)
+    command.downgrade(config, "base")
+    assert current_revision(engine) is None
+    assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    command.upgrade(config, "head")
+    assert current_revision(engine) == head
+    with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
         assert compare_metadata(context, SQLModel.metadata) == []
 
