@@ -64,10 +64,20 @@ def any_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Dat
     database.close()
 
 
+BACKEND = os.environ.get("PAPERBOT_TEST_BACKEND", "sqlite")
+
+
 @pytest.fixture
 def database(tmp_path: Path) -> Iterator[Database]:
-    """SQLite in a temporary file, upgraded to the current schema."""
-    db = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
+    """SQLite in a temporary file, upgraded to the current schema; PostgreSQL (emptied first)
+    when PAPERBOT_TEST_BACKEND=postgres, as .ci/run runs the tests again."""
+    if BACKEND == "postgres":
+        if not POSTGRES_URL:
+            pytest.fail("PAPERBOT_TEST_BACKEND=postgres needs PAPERBOT_TEST_DATABASE_URL")
+        _reset_postgres(POSTGRES_URL)
+        db = Database.open(POSTGRES_URL)
+    else:
+        db = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
     yield db
     db.close()
 

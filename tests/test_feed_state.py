@@ -111,7 +111,7 @@ def test_paperbot_status_shows_each_feed(
 ) -> None:
     good, bad = f"{feeds.base}/rss/cs", f"{feeds.base}/missing"
     poll(database, FeedFetcher(timeout=5), clock, good, bad, every=1800)
-    env = {"PAPERBOT_DATABASE_URL": f"sqlite:///{tmp_path / 'paperbot.db'}"}
+    env = {"PAPERBOT_DATABASE_URL": database.engine.url.render_as_string(hide_password=False)}
 
     text = paperbot(tmp_path, "status", env=env)
     assert text.returncode == 0, text.stderr
