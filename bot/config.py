@@ -6,10 +6,21 @@ Loaded and validated once, in main(); a wrong value is one clear line naming the
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -37,9 +48,66 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what Telegram accepts as secret_token
+LISTEN = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]+):(?P<port>[0-9]{1,5})")
+
+
+def _empty_is_unset(value: Any) -> Any:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
 class TelegramSettings(Section):
     token: SecretStr | None = None
     api_url: str = "https://api.telegram.org/bot"
+    # webhook mode: set, Telegram posts updates to this address (behind a reverse proxy that
+    # passes them to webhook_listen); unset, paperbot run polls
+    webhook_url: str | None = None
+    webhook_listen: str = "127.0.0.1:8443"
+    webhook_secret: SecretStr | None = Field(default=None, validate_default=True)
+
+    _unset = field_validator("webhook_url", "webhook_secret", mode="before")(_empty_is_unset)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _https_address(cls, url: str | None) -> str | None:
+        if url is not None:
+            parts = urlsplit(url)
+            if parts.scheme != "https" or not parts.hostname:
+                raise PydanticCustomError("webhook_url", "must be an https:// address with a host")
+        return url
+
+    @field_validator("webhook_listen")
+    @classmethod
+    def _host_and_port(cls, listen: str) -> str:
+        found = LISTEN.fullmatch(listen.strip())
+        if not found or not 1 <= int(found["port"]) <= 65535:
+            raise PydanticCustomError("webhook_listen", "must be host:port, e.g. 127.0.0.1:8443")
+        return listen.strip()
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _telegram_secret(cls, secret: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if secret is None:
+            if info.data.get("webhook_url") is not None:
+                raise PydanticCustomError(
+                    "webhook_secret",
+                    "required in webhook mode (PAPERBOT_TELEGRAM_WEBHOOK_URL is set): Telegram "
+                    "sends it with every update and requests without it are refused; make one "
+                    "with `openssl rand -hex 32`",
+                )
+        elif not WEBHOOK_SECRET.fullmatch(secret.get_secret_value()):
+            raise PydanticCustomError(
+                "webhook_secret",
+                "must be 1-256 characters of A-Z, a-z, 0-9, _ and - (Telegram's rule)",
+            )
+        return secret
+
+    @property
+    def webhook_address(self) -> tuple[str, int]:
+        """webhook_listen as (host, port); an IPv6 host without its brackets."""
+        found = LISTEN.fullmatch(self.webhook_listen)
+        assert found is not None  # validated
+        return found["host"].strip("[]"), int(found["port"])
 
 
 class DatabaseSettings(Section):
@@ -143,7 +211,8 @@ def _describe(error: Any) -> str:
     name = ".".join(location)
     variable = "PAPERBOT_" + "_".join(location[:2]).upper()
     value = error.get("input")
-    shown = "" if isinstance(value, dict) else f" (got {value!r})"
+    secret = location[-1] in ("token", "webhook_secret")  # never echoed, even when malformed
+    shown = "" if isinstance(value, dict) or secret else f" (got {value!r})"
     if error["type"] == "extra_forbidden":
         return f"unknown setting {name}{shown}: check the spelling against config/paperbot.toml"
     return f"setting {name} ({variable}): {error['msg']}{shown}"

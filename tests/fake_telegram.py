@@ -218,6 +218,9 @@ class FakeTelegram:
     def api_deleteWebhook(self, params: dict[str, Any]) -> Any:  # noqa: N802
         return True
 
+    def api_setWebhook(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        return True  # recorded in calls, like every call: the URL and secret_token given
+
     def api_getUpdates(self, params: dict[str, Any]) -> Any:  # noqa: N802
         offset = int(params.get("offset") or 0)
         timeout = min(float(params.get("timeout") or 0), 2.0)

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import BotCommand, ChatMemberUpdated, Update
 from telegram.constants import ChatMemberStatus, ParseMode
@@ -214,11 +215,35 @@ def build_application(
 
 
 def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> None:
-    """`paperbot run`: polling and the jobs until SIGTERM or Ctrl-C."""
+    """`paperbot run`: Telegram's updates (polling, or webhook mode when a webhook URL is set)
+    and the jobs until SIGTERM or Ctrl-C."""
     application = build_application(settings, token, make_runtime)
     inbox = settings.inbox
     log.info("paperbot running; inbox %s scanned every %s s", inbox.dir, inbox.scan_seconds)
-    application.run_polling(
-        allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
-    )
+    telegram = settings.telegram
+    if telegram.webhook_url is None:
+        application.run_polling(
+            allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
+        )
+    else:
+        log.info("webhook mode: %s, listening on %s", telegram.webhook_url, telegram.webhook_listen)
+        application.run_webhook(**webhook_options(settings), close_loop=False)
     log.info("paperbot stopped")
+
+
+def webhook_options(settings: Settings) -> dict[str, Any]:
+    """python-telegram-bot's webhook server, as the settings have it: plain HTTP on the listen
+    address behind the operator's HTTPS proxy, answering on the public URL's path; the URL and
+    the secret go to Telegram (setWebhook) at start, and a request without the secret in its
+    X-Telegram-Bot-Api-Secret-Token header is refused (403)."""
+    telegram = settings.telegram
+    assert telegram.webhook_url is not None and telegram.webhook_secret is not None  # validated
+    host, port = telegram.webhook_address
+    return {
+        "listen": host,
+        "port": port,
+        "url_path": urlsplit(telegram.webhook_url).path,
+        "webhook_url": telegram.webhook_url,
+        "secret_token": telegram.webhook_secret.get_secret_value(),
+        "allowed_updates": Update.ALL_TYPES,
+    }
