@@ -50,16 +50,20 @@ def _reset_postgres(url: str) -> None:
     engine.dispose()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    """The store on both backends: store and service tests that take it run twice."""
-    if request.param == "postgres":
+def _open(backend: str, tmp_path: Path) -> Database:
+    """The store on the backend: a SQLite file in tmp_path, or the test PostgreSQL emptied."""
+    if backend == "postgres":
         if not POSTGRES_URL:
             pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
         _reset_postgres(POSTGRES_URL)
-        database = Database.open(POSTGRES_URL)
-    else:
-        database = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
+        return Database.open(POSTGRES_URL)
+    return Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """The store on both backends: store and service tests that take it run twice."""
+    database = _open(request.param, tmp_path)
     yield database
     database.close()
 
@@ -71,13 +75,9 @@ BACKEND = os.environ.get("PAPERBOT_TEST_BACKEND", "sqlite")
 def database(tmp_path: Path) -> Iterator[Database]:
     """SQLite in a temporary file, upgraded to the current schema; PostgreSQL (emptied first)
     when PAPERBOT_TEST_BACKEND=postgres, as .ci/run runs the tests again."""
-    if BACKEND == "postgres":
-        if not POSTGRES_URL:
-            pytest.fail("PAPERBOT_TEST_BACKEND=postgres needs PAPERBOT_TEST_DATABASE_URL")
-        _reset_postgres(POSTGRES_URL)
-        db = Database.open(POSTGRES_URL)
-    else:
-        db = Database.open(f"sqlite:///{tmp_path / 'paperbot.db'}")
+    if BACKEND == "postgres" and not POSTGRES_URL:
+        pytest.fail("PAPERBOT_TEST_BACKEND=postgres needs PAPERBOT_TEST_DATABASE_URL")
+    db = _open(BACKEND, tmp_path)
     yield db
     db.close()
 

@@ -59,6 +59,11 @@ def topic_papers(topic: str, count: int, *, first_id: int, day: date, seed: int 
     return made
 
 
+def topic_of(paper: Paper) -> str:
+    """Which topic a corpus paper is on (its author is named after it)."""
+    return paper.authors[0].split()[1]
+
+
 def mixed_day(day: date, per_topic: int, *, first_id: int, seed: int = 0) -> list[Paper]:
     """A day of papers on every topic, shuffled."""
     papers = [

@@ -33,7 +33,16 @@ def server() -> Iterator[FakeTelegram]:
     fake.stop()
 
 
-def start(tmp_path: Path, server: FakeTelegram, database_url: str) -> subprocess.Popen[str]:
+def start(
+    tmp_path: Path,
+    server: FakeTelegram,
+    database_url: str,
+    command: str = "run",
+    log: str = "paperbot",
+    **settings: str,
+) -> subprocess.Popen[str]:
+    """`paperbot COMMAND` as a process, its output in tmp_path/LOG.log; `settings`: more
+    PAPERBOT_* variables."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
     environment.update(
         PYTHONPATH=str(ROOT),
@@ -43,12 +52,13 @@ def start(tmp_path: Path, server: FakeTelegram, database_url: str) -> subprocess
         PAPERBOT_INBOX_DIR=str(tmp_path / "inbox"),
         PAPERBOT_INBOX_SETTLE_SECONDS="0",
         PAPERBOT_INBOX_SCAN_SECONDS="1",
+        **settings,
     )
     (tmp_path / "inbox").mkdir(exist_ok=True)
-    with (tmp_path / "paperbot.log").open("a") as log:  # the child keeps its own copy
+    with (tmp_path / f"{log}.log").open("a") as output:  # the child keeps its own copy
         return subprocess.Popen(
-            [sys.executable, "-m", "bot", "run"], cwd=tmp_path, env=environment, stdout=log,
-            stderr=subprocess.STDOUT, text=True,
+            [sys.executable, "-m", "bot", command], cwd=tmp_path, env=environment,
+            stdout=output, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
 
 

@@ -5,11 +5,8 @@ with SIGKILL midway the other finishes its work. On SQLite a second process is r
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from bot.store import Database, deliveries, papers
-from tests.conftest import POSTGRES_URL, ROOT, _reset_postgres
+from tests.conftest import POSTGRES_URL, _reset_postgres
 from tests.fake_telegram import FakeTelegram
-from tests.telegram.conftest import TOKEN
-from tests.test_run import drop_seeds, prepare, titles
+from tests.test_run import drop_seeds, prepare, start, titles
 
 CHATS = 30
+LEASE = {"PAPERBOT_DELIVERY_LEASE_SECONDS": "6"}  # the killed one's chats free after 6 s
 
 
 @pytest.fixture
@@ -31,28 +28,6 @@ def server() -> Iterator[FakeTelegram]:
     fake.start()
     yield fake
     fake.stop()
-
-
-def start(
-    tmp_path: Path, server: FakeTelegram, url: str, command: str, name: str
-) -> subprocess.Popen[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    environment.update(
-        PYTHONPATH=str(ROOT),
-        PAPERBOT_TELEGRAM_TOKEN=TOKEN,
-        PAPERBOT_TELEGRAM_API_URL=server.base_url,
-        PAPERBOT_DATABASE_URL=url,
-        PAPERBOT_INBOX_DIR=str(tmp_path / "inbox"),
-        PAPERBOT_INBOX_SETTLE_SECONDS="0",
-        PAPERBOT_INBOX_SCAN_SECONDS="1",
-        PAPERBOT_DELIVERY_LEASE_SECONDS="6",
-    )
-    (tmp_path / "inbox").mkdir(exist_ok=True)
-    with (tmp_path / f"{name}.log").open("a") as log:
-        return subprocess.Popen(
-            [sys.executable, "-m", "bot", command], cwd=tmp_path, env=environment, stdout=log,
-            stderr=subprocess.STDOUT, text=True,
-        )  # fmt: skip
 
 
 def accepted(server: FakeTelegram) -> list[tuple[int, str]]:
@@ -69,8 +44,8 @@ async def test_run_and_a_worker_share_the_work_and_survive_a_kill(
     _reset_postgres(POSTGRES_URL)
     prepare(POSTGRES_URL, chat_count=CHATS)
     processes = {
-        "run": start(tmp_path, server, POSTGRES_URL, "run", "run"),
-        "worker": start(tmp_path, server, POSTGRES_URL, "worker", "worker"),
+        name: start(tmp_path, server, POSTGRES_URL, name, name, **LEASE)
+        for name in ("run", "worker")
     }
     drop_seeds(tmp_path)
     database = Database.open(POSTGRES_URL)

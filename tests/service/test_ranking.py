@@ -9,6 +9,8 @@ from datetime import date
 
 import pytest
 
+from bot.core.chat import Chat
+from bot.core.paper import Paper
 from bot.core.query import FilterRules
 from bot.sender import Limits, Sender
 from bot.service import feedback, subscriptions
@@ -18,7 +20,7 @@ from bot.service.ranking import Ranker
 from bot.store import Database, chats, papers
 from bot.store import feedback as stored_feedback
 from tests.conftest import Clock
-from tests.corpus import TOPICS, mixed_day, topic_papers
+from tests.corpus import TOPICS, mixed_day, topic_of, topic_papers
 from tests.transports import RecordingTransport
 
 FAN, CONTROL = 1, 2  # FAN likes the kv cache papers; CONTROL rates nothing
@@ -29,7 +31,7 @@ async def noop_sleep(seconds: float) -> None:
     return None
 
 
-def arrive(database: Database, clock: Clock, batch: list) -> None:  # type: ignore[type-arg]
+def arrive(database: Database, clock: Clock, batch: list[Paper]) -> None:
     with database.session() as session:
         papers.insert_papers(session, papers=batch, now=clock())
     Planner(FilterRules()).plan(database, now=clock())
@@ -46,7 +48,7 @@ def listed_titles(texts: list[str]) -> list[str]:
 
 
 @pytest.fixture
-def day_two(database: Database, clock: Clock) -> list:  # type: ignore[type-arg]
+def day_two(database: Database, clock: Clock) -> list[Paper]:
     """Two chats follow every paper ("we" is in every abstract); a first day arrives and is sent;
     FAN likes four of its kv cache papers and dislikes two vision papers; a second day
     arrives."""
@@ -67,7 +69,7 @@ def day_two(database: Database, clock: Clock) -> list:  # type: ignore[type-arg]
 async def test_a_chats_likes_put_its_topic_first_with_a_reason(
     database: Database,
     clock: Clock,
-    day_two: list,  # type: ignore[type-arg]
+    day_two: list[Paper],
 ) -> None:
     transport = RecordingTransport()
     post = postman(database, clock, transport)
@@ -77,7 +79,7 @@ async def test_a_chats_likes_put_its_topic_first_with_a_reason(
     transport.sent = []
     await post.digest_now(chats_of(database, FAN))
     await post.digest_now(chats_of(database, CONTROL))
-    kv = {p.title for p in day_two if p.arxiv_id and 100 <= int(p.arxiv_id[-5:]) < 105}
+    kv = {p.title for p in day_two if topic_of(p) == "kv"}
     fan = listed_titles(transport.texts(FAN))
     control = listed_titles(transport.texts(CONTROL))
     assert sorted(fan) == sorted(control) and len(fan) == 20
@@ -91,15 +93,17 @@ async def test_a_chats_likes_put_its_topic_first_with_a_reason(
     assert all(set(reason.replace(",", " ").split()) & kv_words for reason in reasons)
 
 
-def chats_of(database: Database, chat_id: int):  # type: ignore[no-untyped-def]
+def chats_of(database: Database, chat_id: int) -> Chat:
     with database.session() as session:
-        return chats.get_chat(session, chat_id=chat_id)
+        found = chats.get_chat(session, chat_id=chat_id)
+    assert found is not None
+    return found
 
 
 async def test_models_are_stored_and_a_restart_does_not_retrain(
     database: Database,
     clock: Clock,
-    day_two: list,  # type: ignore[type-arg]
+    day_two: list[Paper],
 ) -> None:
     arrive(database, clock, day_two)
     first = Ranker(database, clock=clock)
@@ -122,7 +126,7 @@ async def test_models_are_stored_and_a_restart_does_not_retrain(
 async def test_fewer_than_three_likes_rank_nothing_and_stop_forgets(
     database: Database,
     clock: Clock,
-    day_two: list,  # type: ignore[type-arg]
+    day_two: list[Paper],
 ) -> None:
     with database.session() as session:
         chats.register_chat(session, chat_id=3, kind="private", now=clock())
@@ -140,12 +144,12 @@ async def test_fewer_than_three_likes_rank_nothing_and_stop_forgets(
 def test_subscribe_examples_come_in_the_chats_order(
     database: Database,
     clock: Clock,
-    day_two: list,  # type: ignore[type-arg]
+    day_two: list[Paper],
 ) -> None:
     arrive(database, clock, day_two)
     ranker = Ranker(database, clock=clock)
     kv = {p.title for p in topic_papers("kv", 10, first_id=1, day=DAY_ONE)}
-    kv |= {p.title for p in day_two if 100 <= int(str(p.arxiv_id)[-5:]) < 105}
+    kv |= {p.title for p in day_two if topic_of(p) == "kv"}
     shown = {}
     for chat_id in (FAN, CONTROL):
         saved = subscriptions.subscribe(

@@ -11,7 +11,7 @@ from bot.core.relevance import SimilarTo
 from bot.service.planning import Planner
 from bot.service.ranking import Ranker
 from bot.service.similar import Similar
-from bot.service.subscriptions import AlreadyFollowed, BadFilter, Subscribed
+from bot.service.subscriptions import AlreadyFollowed, AtLimit, BadFilter, Subscribed
 from bot.store import Database, chats, deliveries, papers
 from tests.conftest import Clock
 from tests.corpus import mixed_day, topic_papers
@@ -30,7 +30,9 @@ def setup(database: Database, clock: Clock, window: int = 4000) -> tuple[Similar
     return similar, planner
 
 
-def follow(similar: Similar, clock: Clock, source: str):  # type: ignore[no-untyped-def]
+def follow(
+    similar: Similar, clock: Clock, source: str
+) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
     return similar.follow(chat_id=CHAT, source=source, max_per_chat=50, now=clock())
 
 
