@@ -1,0 +1,130 @@
+"""Ranking by a chat's 👍/👎 and "more like this", on small papers of three topics."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bot.core.paper import Paper
+from bot.core.relevance import (
+    MIN_LIKES,
+    ChatModel,
+    ModelMismatch,
+    SimilarTo,
+    TextModel,
+    calibrate,
+)
+
+TOPICS = {
+    "robots": "robot grasping manipulation tactile gripper dexterous policy arm locomotion legged",
+    "speech": "speech recognition acoustic asr spoken phoneme speaker transcription accent prosody",
+    "proteins": "protein folding molecular residue binding enzyme amino docking ligand antibody",
+}
+
+
+def paper(topic: str, number: int) -> Paper:
+    """A paper about `topic`: its words in another mix for each number, and common words that
+    every paper shares."""
+    words = TOPICS[topic].split()
+    pick = [words[(number * 3 + offset) % len(words)] for offset in range(6)]
+    return Paper(
+        title=f"{pick[0].title()} and {pick[1]} with learned {pick[2]} models",
+        abstract=(
+            f"We study {pick[0]} {pick[3]} for {pick[4]}. Our method improves {pick[5]} and "
+            f"{pick[1]} on standard benchmarks, and we release code."
+        ),
+        source="test",
+        arxiv_id=f"2506.{list(TOPICS).index(topic)}{number:04d}",
+    )
+
+
+def window(per_topic: int = 12, start: int = 0) -> list[Paper]:
+    return [paper(t, n) for t in TOPICS for n in range(start, start + per_topic)]
+
+
+@pytest.fixture(scope="module")
+def text_model() -> TextModel:
+    return TextModel.fit(window())
+
+
+def test_fewer_than_three_likes_give_no_model(text_model: TextModel) -> None:
+    liked = [paper("robots", n) for n in range(MIN_LIKES - 1)]
+    assert ChatModel.train(text_model, liked, [], window()) is None
+    assert ChatModel.train(text_model, [*liked, paper("robots", 5)], [], window()) is not None
+
+
+def test_liked_topic_ranks_first(text_model: TextModel) -> None:
+    model = ChatModel.train(text_model, [paper("robots", n) for n in range(4)], [], window())
+    assert model is not None
+    unseen = [paper("robots", 40), paper("speech", 40), paper("proteins", 40)]
+    scores = model.scores(text_model.vectors(unseen))
+    assert scores[0] > scores[1] and scores[0] > scores[2]
+
+
+def test_dislikes_push_a_topic_down(text_model: TextModel) -> None:
+    liked = [paper("robots", n) for n in range(3)] + [paper("speech", n) for n in range(3)]
+    disliked = [paper("speech", n) for n in range(3, 6)]
+    unseen = text_model.vectors([paper("robots", 40), paper("speech", 40)])
+    before = ChatModel.train(text_model, liked, [], window())
+    after = ChatModel.train(text_model, liked, disliked, window())
+    assert before is not None and after is not None
+    robots, speech = after.scores(unseen)
+    assert speech < robots
+    assert speech - robots < np.subtract(*before.scores(unseen)[::-1])
+
+
+def test_reasons_are_words_of_the_paper(text_model: TextModel) -> None:
+    model = ChatModel.train(text_model, [paper("robots", n) for n in range(5)], [], window())
+    assert model is not None
+    unseen = paper("robots", 41)
+    reasons = model.reasons(text_model.vectors([unseen]), n=3)
+    text = f"{unseen.title} {unseen.abstract}".lower()
+    assert len(reasons) == 3
+    assert all(word in text for term in reasons for word in term.split())
+    assert len({w for term in reasons for w in term.split()}) == sum(
+        len(t.split()) for t in reasons
+    )  # no word repeated across reasons
+
+
+def test_round_trips_through_bytes_score_the_same(text_model: TextModel) -> None:
+    loaded_text = TextModel.from_bytes(text_model.to_bytes())
+    assert loaded_text.fingerprint == text_model.fingerprint
+    assert loaded_text.terms == text_model.terms
+    assert loaded_text.fitted_on == text_model.fitted_on == 36
+    papers = [paper("robots", 50), paper("proteins", 51)]
+    model = ChatModel.train(text_model, [paper("robots", n) for n in range(3)], [], window())
+    assert model is not None
+    similar = SimilarTo.from_seeds(text_model, [paper("speech", 1)], threshold=0.25)
+    loaded_model = ChatModel.from_bytes(model.to_bytes())
+    loaded_similar = SimilarTo.from_bytes(similar.to_bytes())
+    original, reloaded = text_model.vectors(papers), loaded_text.vectors(papers)
+    assert (original.matrix != reloaded.matrix).nnz == 0
+    assert np.array_equal(model.scores(original), loaded_model.scores(reloaded))
+    assert np.array_equal(similar.similarity(original), loaded_similar.similarity(reloaded))
+    assert loaded_similar.threshold == 0.25
+    with pytest.raises(ValueError, match="not a text model"):
+        TextModel.from_bytes(model.to_bytes())
+
+
+def test_a_model_of_another_text_model_is_detected(text_model: TextModel) -> None:
+    model = ChatModel.train(text_model, [paper("robots", n) for n in range(3)], [], window())
+    assert model is not None
+    assert TextModel.fit(window()).fingerprint == text_model.fingerprint  # same window, same model
+    moved = TextModel.fit(window(per_topic=15))  # the window moved: other idf
+    assert model.fits(text_model) and not model.fits(moved)
+    with pytest.raises(ModelMismatch):
+        model.scores(moved.vectors([paper("robots", 1)]))
+    with pytest.raises(ModelMismatch):
+        SimilarTo.from_seeds(text_model, [paper("robots", 1)]).similarity(moved.vectors([]))
+
+
+@pytest.mark.parametrize("share", [0.05, 0.1, 0.25])
+def test_calibrated_threshold_passes_the_share_asked(text_model: TextModel, share: float) -> None:
+    seeds = [paper("proteins", 2), paper("proteins", 7)]
+    days = window(per_topic=20, start=100)
+    threshold = calibrate(text_model, seeds, days, share=share)
+    passing = SimilarTo.from_seeds(text_model, seeds, threshold).passes(text_model.vectors(days))
+    assert math.ceil(share * len(days)) <= passing.sum() <= math.ceil(share * len(days)) + 1
+    assert {p.arxiv_id[:6] for p, ok in zip(days, passing, strict=True) if ok} == {"2506.2"}
