@@ -93,8 +93,8 @@ def _print_json(document: object) -> None:
     sys.stdout.write("\n")
 
 
-def _cmd_ingest(args: argparse.Namespace, database: Database) -> int:
-    report = ingest.ingest_paths(database, args.paths)
+def _cmd_ingest(args: argparse.Namespace, settings: Settings, database: Database) -> int:
+    report = ingest.ingest_paths(database, args.paths, max_bytes=settings.inbox.max_bytes)
     if args.json:
         _print_json(report.as_json())
     else:
@@ -273,8 +273,9 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
             return _cmd_console(args, settings, database)
         if args.command in ("run", "worker"):
             return _cmd_service(args.command, settings, database)
-        handler = {"ingest": _cmd_ingest, "status": _cmd_status}[args.command]
-        return handler(args, database)
+        if args.command == "ingest":
+            return _cmd_ingest(args, settings, database)
+        return _cmd_status(args, database)
     finally:
         database.close()
         if alone is not None:

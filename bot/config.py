@@ -118,6 +118,9 @@ class InboxSettings(Section):
     dir: Path = Path("seeds")
     scan_seconds: float = Field(default=60, gt=0)
     settle_seconds: float = Field(default=5, ge=0)
+    # the largest listing file or feed read (a day's arXiv mailing is about 2 MB): a bigger one is
+    # refused with its size named, never read into memory
+    max_bytes: int = Field(default=50_000_000, ge=10_000)
 
 
 class FeedsSettings(Section):

@@ -9,12 +9,11 @@ from dataclasses import dataclass, field
 import httpx
 
 from bot import __version__
-from bot.service.ingest import FeedError
+from bot.service.ingest import MAX_BYTES, FeedError, too_large
 
 log = logging.getLogger(__name__)
 
 TIMEOUT_SECONDS = 30
-MAX_BYTES = 50_000_000
 
 
 @dataclass
@@ -24,22 +23,38 @@ class FeedFetcher:
 
     timeout: float = TIMEOUT_SECONDS
     validators: dict[str, dict[str, str]] = field(default_factory=dict)
+    max_bytes: int = MAX_BYTES  # a bigger feed is refused, read no further than the limit
 
     def fetch(self, url: str) -> bytes | None:
         """The feed's content, or None when it has not changed since the last fetch."""
         headers = {"User-Agent": f"paperbot/{__version__}", **self.validators.get(url, {})}
         try:
-            response = httpx.get(url, headers=headers, timeout=self.timeout, follow_redirects=True)
+            with httpx.stream(
+                "GET", url, headers=headers, timeout=self.timeout, follow_redirects=True
+            ) as response:
+                if response.status_code == 304:
+                    return None
+                if response.status_code != 200:
+                    raise FeedError(f"cannot fetch {url}: HTTP {response.status_code}")
+                content = self._read_within_limit(url, response)
         except httpx.HTTPError as error:
             raise FeedError(f"cannot fetch {url}: {error}") from None
-        if response.status_code == 304:
-            return None
-        if response.status_code != 200:
-            raise FeedError(f"cannot fetch {url}: HTTP {response.status_code}")
-        if len(response.content) > MAX_BYTES:
-            raise FeedError(f"{url} sent more than {MAX_BYTES // 1_000_000} MB; not read")
         kept = {"ETag": "If-None-Match", "Last-Modified": "If-Modified-Since"}
         self.validators[url] = {
             ask: response.headers[got] for got, ask in kept.items() if got in response.headers
         }
-        return response.content
+        return content
+
+    def _read_within_limit(self, url: str, response: httpx.Response) -> bytes:
+        """The body, refused as soon as it is known to pass `max_bytes` (by its declared length,
+        or while it comes), never held whole in memory."""
+        declared = response.headers.get("Content-Length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            raise FeedError(f"{url}: {too_large(int(declared), self.max_bytes)}")
+        chunks, size = [], 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise FeedError(f"{url}: {too_large(size, self.max_bytes, at_least=True)}")
+            chunks.append(chunk)
+        return b"".join(chunks)

@@ -76,6 +76,7 @@ class Runtime:
         self.similar = Similar(self.database, self.ranker, share=ranking.similar_share)
         self.planner = Planner(self.rules, self.similar)
         self.memory = MemoryPolicy(self.settings.memory)
+        self.fetcher.max_bytes = self.settings.inbox.max_bytes
 
     @classmethod
     def build(
@@ -140,6 +141,7 @@ class Runtime:
                 self.settings.inbox.dir,
                 settle_seconds=self.settings.inbox.settle_seconds,
                 clock=self.clock,
+                max_bytes=self.settings.inbox.max_bytes,
             )
             report.files += self.poll_feeds_when_due().files
             self.metrics.count_ingest(report)

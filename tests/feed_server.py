@@ -1,5 +1,5 @@
 """A feed server on 127.0.0.1 for the feed tests: ETags and 304s like a real one, 404 for
-unknown paths."""
+unknown paths; a body with or without its length declared."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ class FeedServer:
     def __init__(self) -> None:
         self.feeds: dict[str, bytes] = {"/rss/cs": FEED}
         self.requests: list[str] = []
+        self.undeclared: set[str] = set()  # paths answered without a Content-Length
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -31,7 +32,8 @@ class FeedServer:
                 else:
                     self.send_response(200)
                     self.send_header("ETag", tag)
-                    self.send_header("Content-Length", str(len(body)))
+                    if self.path not in server.undeclared:
+                        self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 if body is not None and self.headers.get("If-None-Match") != tag:
                     self.wfile.write(body)

@@ -3,8 +3,11 @@ other feeds still read (tests/telegram/test_delivery.py follows a feed paper to 
 
 from __future__ import annotations
 
+import pytest
+
 from bot.feeds import FeedFetcher
 from bot.service import ingest
+from bot.service.ingest import FeedError
 from bot.store import Database
 from tests.conftest import Clock
 from tests.feed_server import FEED, FeedServer
@@ -27,3 +30,21 @@ def test_feeds_are_read_once_and_failures_do_not_stop_the_others(
     clock.advance(seconds=60)
     third = ingest.poll_feeds(database, urls[1:2], fetcher.fetch, poll_seconds=60, clock=clock)
     assert third.files[0].status == "ingested" and third.files[0].new == 0  # same papers
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_feed_over_the_size_limit_is_refused_as_it_comes(
+    feeds: FeedServer, declared: bool
+) -> None:
+    feeds.feeds["/big"] = b"<rss>" + b"x" * 150_000 + b"</rss>"
+    if not declared:
+        feeds.undeclared.add("/big")
+    fetcher = FeedFetcher(timeout=5, max_bytes=100_000)
+    with pytest.raises(FeedError) as refused:
+        fetcher.fetch(f"{feeds.base}/big")
+    size = "0.2 MB" if declared else "at least 0.1 MB"
+    assert str(refused.value) == (
+        f"{feeds.base}/big: too large: {size}, over the limit of 0.1 MB "
+        "(PAPERBOT_INBOX_MAX_BYTES); not read"
+    )
+    assert fetcher.fetch(f"{feeds.base}/rss/cs")  # a feed within the limit is read

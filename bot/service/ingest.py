@@ -21,6 +21,8 @@ from bot.store import Database, feeds, files, papers
 
 log = logging.getLogger(__name__)
 
+MAX_BYTES = 50_000_000  # the default of PAPERBOT_INBOX_MAX_BYTES
+
 
 IGNORED_SUFFIXES = (".part", ".tmp", "~", ".crdownload", ".swp")
 
@@ -219,9 +221,24 @@ def _read_listing(path: Path) -> bytes | str:
         return f"cannot read the file: {error.strerror or error}"
 
 
+def too_large(size: int, max_bytes: int, *, at_least: bool = False) -> str:
+    """Why a file or feed is not read, for a person (`at_least`: a feed cut off as it came)."""
+    shown = f"{'at least ' if at_least else ''}{size / 1e6:.1f} MB"
+    return (
+        f"too large: {shown}, over the limit of {max_bytes / 1e6:g} MB "
+        "(PAPERBOT_INBOX_MAX_BYTES); not read"
+    )
+
+
 def _ingest_path(
-    database: Database, path: Path, *, now: datetime, retry_failed: bool
+    database: Database, path: Path, *, now: datetime, retry_failed: bool, max_bytes: int
 ) -> FileReport:
+    try:
+        stat = path.stat()
+    except OSError as error:
+        return FileReport(str(path), "failed", error=f"cannot read the file: {error.strerror}")
+    if stat.st_size > max_bytes:
+        return _refuse_large(database, path, stat.st_size, stat.st_mtime_ns, now, max_bytes)
     content = _read_listing(path)
     if isinstance(content, str):
         return FileReport(str(path), "failed", error=content)
@@ -230,19 +247,46 @@ def _ingest_path(
     )
 
 
+def _refuse_large(
+    database: Database, path: Path, size: int, mtime_ns: int, now: datetime, max_bytes: int
+) -> FileReport:
+    """A file over the limit, recorded as failed without being read: keyed by its name, size
+    and time instead of its content, so that the scan reports it once, until it changes."""
+    key = hashlib.sha256(f"too large:{path}:{size}:{mtime_ns}".encode()).hexdigest()
+    with database.session() as session:
+        seen = files.find_file(session, content_hash=key)
+        report = FileReport(str(path), "failed", error=too_large(size, max_bytes))
+        if seen is not None:
+            return FileReport(str(path), "skipped", error=f"failed before: {seen.error}")
+        _record(session, report, key, size, now)
+    log.warning("listing %s failed: %s", path, report.error)
+    return report
+
+
 def ingest_paths(
-    database: Database, paths: Iterable[Path], *, clock: Clock = utc_now
+    database: Database,
+    paths: Iterable[Path],
+    *,
+    clock: Clock = utc_now,
+    max_bytes: int = MAX_BYTES,
 ) -> IngestReport:
     """`paperbot ingest`: every file named or inside a named folder, once each."""
     report = IngestReport()
     for path in list_listing_files(paths):
-        report.files.append(_ingest_path(database, path, now=clock(), retry_failed=True))
+        now = clock()
+        found = _ingest_path(database, path, now=now, retry_failed=True, max_bytes=max_bytes)
+        report.files.append(found)
     log.info("ingest: %s", report.summary_line())
     return report
 
 
 def scan_inbox(
-    database: Database, inbox: Path, *, settle_seconds: float, clock: Clock = utc_now
+    database: Database,
+    inbox: Path,
+    *,
+    settle_seconds: float,
+    clock: Clock = utc_now,
+    max_bytes: int = MAX_BYTES,
 ) -> IngestReport:
     """The inbox job: new contents only, files still being written wait for the next scan, a bad
     file is recorded and not retried until its content changes. Files are only ever read."""
@@ -255,7 +299,8 @@ def scan_inbox(
         if mtime is not None and now.timestamp() - mtime < settle_seconds:
             report.files.append(FileReport(str(path), "waiting", error="still being written"))
             continue
-        report.files.append(_ingest_path(database, path, now=now, retry_failed=False))
+        found = _ingest_path(database, path, now=now, retry_failed=False, max_bytes=max_bytes)
+        report.files.append(found)
     return report
 
 

@@ -177,3 +177,32 @@ def test_a_failed_file_is_retried_when_its_content_changes(
 
 def test_a_missing_inbox_is_not_fatal(database: Database, tmp_path: Path, clock: Clock) -> None:
     assert ingest.scan_inbox(database, tmp_path / "nope", settle_seconds=5, clock=clock).files == []
+
+
+def test_a_file_over_the_size_limit_is_refused_unread_once(
+    database: Database, tmp_path: Path, clock: Clock
+) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SEEDS, inbox)
+    huge = inbox / "huge.txt"
+    with huge.open("wb") as file:
+        file.truncate(12_000_000)  # sparse: twelve megabytes that cost no disk
+    for written in inbox.iterdir():
+        os.utime(written, (0, 0))  # long ago: none still being written
+    limit = 10_000_000
+    first = ingest.scan_inbox(database, inbox, settle_seconds=0, clock=clock, max_bytes=limit)
+    [refused] = [f for f in first.files if f.path == str(huge)]
+    assert (refused.status, refused.error) == (
+        "failed",
+        "too large: 12.0 MB, over the limit of 10 MB (PAPERBOT_INBOX_MAX_BYTES); not read",
+    )
+    assert first.totals()["new"] == 37  # the other files went in
+    again = ingest.scan_inbox(database, inbox, settle_seconds=0, clock=clock, max_bytes=limit)
+    assert [f.status for f in again.files if f.path == str(huge)] == ["skipped"]  # said once
+    with huge.open("r+b") as file:
+        file.truncate(13_000_000)  # it changed: said again
+    os.utime(huge, (0, 0))
+    changed = ingest.scan_inbox(database, inbox, settle_seconds=0, clock=clock, max_bytes=limit)
+    assert [f.error for f in changed.files if f.path == str(huge)] == [
+        "too large: 13.0 MB, over the limit of 10 MB (PAPERBOT_INBOX_MAX_BYTES); not read"
+    ]
