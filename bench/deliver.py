@@ -11,6 +11,24 @@ Two runs, one JSON object:
   chat or 20/min per group; the share of the allowed 30/s that paperbot reaches, and the 429s.
 
     python bench/deliver.py --chats 100 --limited-messages 240 --json
+
+With --processes, instead: delivery by one and by two OS processes on one PostgreSQL database
+(--database, default PAPERBOT_TEST_DATABASE_URL; its schema is dropped and created again), each
+with its own connection, Bot and Runtime (Runtime.build with TelegramTransport), ticking as a
+worker's delivery job does (Runtime.deliver: a heartbeat, then a round over the chats it can
+claim) until the ledger is empty; every process beats its heartbeat before the start, so that
+each keeps its share of Telegram's 30/s from its first tick. Two ways the work arrives:
+
+* one burst: every chat's rows pending at the start (a mailing planned at once), both processes
+  started together;
+* two waves: half the chats pending at the start, the other half once the first process has
+  claimed them (a second listing arriving while the first is sent), the second process started
+  then.
+
+Limits off: messages per second, rounds alternating between one and two processes (medians).
+Limits on: the combined rate, the most messages accepted within any one second and the 429s.
+
+    python bench/deliver.py --processes --database postgresql://postgres@127.0.0.1/bench --json
 """
 
 from __future__ import annotations
@@ -18,11 +36,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,14 +51,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sqlalchemy import text  # noqa: E402
 from telegram import Bot  # noqa: E402
 
+from bot.config import DatabaseSettings, Settings  # noqa: E402
 from bot.core.query import FilterRules  # noqa: E402
+from bot.runtime import Runtime  # noqa: E402
 from bot.sender import Limits, Sender  # noqa: E402
 from bot.service import ingest, utc_now  # noqa: E402
 from bot.service.delivery import Postman, SendReport  # noqa: E402
 from bot.service.planning import Planner  # noqa: E402
 from bot.store import Database, chats, deliveries  # noqa: E402
+from bot.store.database import create_database_engine, database_url  # noqa: E402
 from bot.telegram.transport import (  # noqa: E402
     NO_PREVIEW,
     TelegramTransport,
@@ -50,7 +75,12 @@ CONCURRENCY = 8  # as the bot runs (Sender default)
 
 def prepare(folder: Path, chat_count: int, filter_source: str) -> Database:
     """Seeds stored, chats in instant mode with one filter each, every match planned."""
-    database = Database.open(f"sqlite:///{folder / 'bench.db'}")
+    return fill(Database.open(f"sqlite:///{folder / 'bench.db'}"), chat_count, filter_source)
+
+
+def fill(database: Database, chat_count: int, filter_source: str) -> Database:
+    """Into an empty database: the seeds, chats 1..chat_count in instant mode with the filter,
+    every match planned into the ledger."""
     ingest.ingest_paths(database, [ROOT / "seeds"])
     now = datetime.now(UTC)
     with database.session() as session:
@@ -83,6 +113,16 @@ class Server:
         found: dict[str, Any] = await bot.do_api_request("fakeStats")
         return found
 
+    def stats_now(self) -> dict[str, Any]:
+        """fakeStats from outside an event loop."""
+        request = urllib.request.Request(
+            f"{self.base_url}123:BENCH/fakeStats", data=b"{}",
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            found: dict[str, Any] = json.load(answer)["result"]
+        return found
+
     def stop(self) -> None:
         assert self.process.stdin is not None
         self.process.stdin.close()
@@ -99,7 +139,7 @@ class NoTransport:
     def __init__(self) -> None:
         self.sent = 0
 
-    async def send(self, chat_id: int, text: str, *, html: bool = True) -> int:
+    async def send(self, chat_id: int, text: str, *, html: bool = True, buttons: Any = ()) -> int:
         self.sent += 1
         return self.sent
 
@@ -222,22 +262,236 @@ async def limited(folder: Path, messages: int) -> dict[str, object]:
     }
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--chats", type=int, default=100, help="chats in the unlimited run")
-    parser.add_argument("--limited-messages", type=int, default=240)
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of the unlimited run")
-    parser.add_argument("--json", action="store_true", help="only the JSON object")
-    args = parser.parse_args()
+# -- several processes on one PostgreSQL ---------------------------------------------------------
+
+IDLE_SECONDS = 0.2  # a process whose tick found nothing to claim looks again after this long
+ONE_BURST, TWO_WAVES = "one_burst", "two_waves"
+
+
+def fresh_postgres(url: str, chat_count: int, filter_source: str) -> None:
+    """The database's schema dropped and created again, then filled (`fill`)."""
+    if database_url(url).get_backend_name() != "postgresql":
+        raise SystemExit(f"--database must be a PostgreSQL URL (several processes), not {url!r}")
+    engine = create_database_engine(url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DROP SCHEMA public CASCADE")
+        connection.exec_driver_sql("CREATE SCHEMA public")
+    engine.dispose()
+    fill(Database.open(url), chat_count, filter_source).close()
+
+
+def unfinished_rows(database: Database) -> int:
+    with database.session() as session:
+        return deliveries.unfinished(deliveries.count_deliveries(session))
+
+
+async def deliver_until_done(url: str, base_url: str, limited: bool, go: Start) -> dict[str, Any]:
+    """A worker's delivery job in a process of its own: its heartbeat first (`go.wait()` then
+    says so and waits for the start), then ticks until the ledger is empty."""
+    database = Database.open(url)
+    bot = Bot("123:BENCH", base_url=base_url, request=telegram_request())
+    report = SendReport()
+    async with bot:
+        limits = Limits() if limited else Limits.off()
+        settings = Settings(database=DatabaseSettings(url=url))
+        runtime = Runtime.build(settings, database, TelegramTransport(bot), limits=limits)
+        runtime.heartbeat()
+        go.wait()
+        budget = None
+        while True:
+            tick = await runtime.deliver()
+            report.add(tick)
+            budget = budget or runtime.postman.sender.limiter.limits.overall_per_second
+            if not unfinished_rows(database):
+                break
+            if not tick.messages:
+                await asyncio.sleep(IDLE_SECONDS)
+        runtime.leave()
+    database.close()
+    found: dict[str, Any] = {"messages": report.messages, "retries": report.retries}
+    if limited:  # its share of the 30/s in its first round
+        found["budget_per_second"] = budget
+    return found
+
+
+class Start:
+    """Between the bench and one process: `ready` once its heartbeat is beaten, then `go`."""
+
+    def __init__(self, context: Any) -> None:
+        self.ready, self.go = context.Event(), context.Event()
+
+    def wait(self) -> None:
+        self.ready.set()
+        self.go.wait()
+
+
+def delivering_process(url: str, base_url: str, limited: bool, start: Start, results: Any) -> None:
+    results.put(asyncio.run(deliver_until_done(url, base_url, limited, start)))
+
+
+def reset_for(database: Database, chat_count: int, arrival: str) -> None:
+    """Every row pending again, no claims, no heartbeats; for two waves the second half of the
+    chats paused (their rows wait unseen until `release_second_wave`)."""
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE delivery SET status = 'pending', message_id = NULL")
+        connection.exec_driver_sql("UPDATE chat SET busy_by = NULL, busy_until = NULL")
+        connection.exec_driver_sql("DELETE FROM process")
+        second_wave = chat_count // 2 if arrival == TWO_WAVES else chat_count
+        connection.execute(text("UPDATE chat SET paused = (id > :after)"), {"after": second_wave})
+
+
+def release_second_wave(database: Database) -> None:
+    """Once the first process holds the first wave's chats, the second wave's rows appear."""
+    deadline = time.monotonic() + 60
+    while True:
+        with database.engine.begin() as connection:
+            claimed = connection.execute(
+                text("SELECT count(*) FROM chat WHERE busy_by IS NOT NULL")
+            ).scalar()
+            if claimed:
+                connection.execute(text("UPDATE chat SET paused = false"))
+                return
+        if time.monotonic() > deadline:
+            raise SystemExit("the first process never claimed the first wave")
+        time.sleep(0.01)
+
+
+def most_within_a_second(times: list[float]) -> int:
+    """The most accepted messages in any one-second window."""
+    most, first = 0, 0
+    for last, moment in enumerate(times):
+        while moment - times[first] >= 1.0:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
+
+
+def run_processes(
+    url: str, chat_count: int, *, processes: int, arrival: str, limited: bool
+) -> dict[str, Any]:
+    """One measurement: a fresh fake server, `processes` delivering processes, the ledger sent
+    once. Messages per second from the start to the last message the server accepted."""
+    server = Server(enforce_limits=limited)
+    database = Database.open(url)
+    reset_for(database, chat_count, arrival)
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    starts = [Start(context) for _ in range(processes)]
+    children = [
+        context.Process(
+            target=delivering_process, args=(url, server.base_url, limited, start, results)
+        )
+        for start in starts
+    ]
+    for child in children:
+        child.start()
+    for start in starts:
+        start.ready.wait(timeout=300)
+    started = time.monotonic()  # CLOCK_MONOTONIC: the same clock in every process here
+    starts[0].go.set()
+    if arrival == TWO_WAVES:
+        release_second_wave(database)
+    for start in starts[1:]:
+        start.go.set()
+    found = [results.get(timeout=900) for _ in children]
+    for child in children:
+        child.join(timeout=60)
+    left = unfinished_rows(database)
+    database.close()
+    stats = server.stats_now()
+    server.stop()
+    sends = sorted(t for t in stats["sends"] if t >= started)
+    span = sends[-1] - sends[0] if len(sends) > 1 else 0.0
+    return {
+        "messages": len(sends),
+        "seconds": round(sends[-1] - started, 3) if sends else 0.0,
+        "messages_per_second": round(len(sends) / (sends[-1] - started), 1) if sends else 0.0,
+        "messages_per_second_while_sending": round((len(sends) - 1) / span, 1) if span else 0.0,
+        "most_within_one_second": most_within_a_second(sends),
+        "refused_429": stats["flood_refusals"],
+        "per_process": sorted(found, key=lambda r: -int(r["messages"])),
+        "unfinished_after": left,
+    }
+
+
+def compare_unlimited(url: str, chat_count: int, arrival: str, rounds: int) -> dict[str, Any]:
+    """One and two processes, limits off, rounds alternating; medians."""
+    runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    for _ in range(rounds):
+        for processes in (1, 2):
+            runs[processes].append(
+                run_processes(url, chat_count, processes=processes, arrival=arrival, limited=False)
+            )
+    found: dict[str, Any] = {}
+    for processes, name in ((1, "one_process"), (2, "two_processes")):
+        rates_found = [r["messages_per_second"] for r in runs[processes]]
+        found[name] = {
+            **rates("", rates_found),
+            "per_process_rounds": [
+                [p["messages"] for p in r["per_process"]] for r in runs[processes]
+            ],
+        }
+    one, two = (statistics.median(r["messages_per_second"] for r in runs[n]) for n in (1, 2))
+    found["messages"] = runs[1][0]["messages"]
+    found["two_over_one"] = round(two / one, 2)
+    return found
+
+
+def several_processes(args: argparse.Namespace) -> dict[str, Any]:
+    if not args.database:
+        raise SystemExit("--processes needs --database (or PAPERBOT_TEST_DATABASE_URL)")
+    shown = database_url(args.database).render_as_string(hide_password=True)
+    fresh_postgres(args.database, args.chats, EVERYTHING)
+    limits_off: dict[str, Any] = {"chats": args.chats, "rounds": args.rounds}
+    for arrival in (ONE_BURST, TWO_WAVES):
+        limits_off[arrival] = compare_unlimited(args.database, args.chats, arrival, args.rounds)
+    chat_count = args.limited_messages
+    fresh_postgres(args.database, chat_count, '"kv cache"')  # one message per chat
+    limits_on: dict[str, Any] = {"chats": chat_count, "allowed_per_second": 30}
+    for arrival in (ONE_BURST, TWO_WAVES):
+        limits_on[arrival] = {
+            name: run_processes(
+                args.database, chat_count, processes=processes, arrival=arrival, limited=True
+            )
+            for processes, name in ((1, "one_process"), (2, "two_processes"))
+        }
+    return {"database": shown, "limits_off": limits_off, "limits_on": limits_on}
+
+
+async def one_process(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         for name in ("unlimited", "limited"):
             (Path(folder) / name).mkdir()
-        result = {
+        return {
             "limits_off": await unlimited(Path(folder), args.chats, args.rounds),
             "limits_on": await limited(Path(folder), args.limited_messages),
         }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chats", type=int, default=100, help="chats in the unlimited runs")
+    parser.add_argument(
+        "--limited-messages", type=int, default=240, help="chats (one message each) limits on"
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the unlimited runs")
+    parser.add_argument(
+        "--processes",
+        action="store_true",
+        help="instead: delivery by one and by two OS processes on one PostgreSQL (--database)",
+    )
+    parser.add_argument(
+        "--database",
+        default=os.environ.get("PAPERBOT_TEST_DATABASE_URL"),
+        metavar="URL",
+        help="with --processes: the PostgreSQL database (default PAPERBOT_TEST_DATABASE_URL); "
+        "its schema is DROPPED and created again: give it one that holds nothing you keep",
+    )
+    parser.add_argument("--json", action="store_true", help="only the JSON object")
+    args = parser.parse_args()
+    result = several_processes(args) if args.processes else asyncio.run(one_process(args))
     print(json.dumps(result, indent=None if args.json else 2))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
