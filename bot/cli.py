@@ -67,18 +67,42 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup_logging(verbose: bool, log_file: Path | None = None) -> None:
-    """Logs on stderr; to `log_file` instead, library warnings too, when given."""
+class Redacted(logging.Filter):
+    """The bot's token out of every log line: python-telegram-bot logs its request addresses
+    (at debug level, and in some errors), which carry the token."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.secret in message:
+            record.msg, record.args = message.replace(self.secret, "<token>"), None
+        if record.exc_info and record.exc_info[1] and self.secret in str(record.exc_info[1]):
+            record.exc_text = (
+                logging.Formatter().formatException(record.exc_info).replace(self.secret, "<token>")
+            )
+            record.exc_info = None
+        return True
+
+
+def _setup_logging(verbose: bool, log_file: Path | None = None, secret: str | None = None) -> None:
+    """Logs on stderr; to `log_file` instead, library warnings too, when given; `secret` (the
+    token) never written."""
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
+    handler: logging.Handler = (
+        logging.FileHandler(log_file, encoding="utf-8")
+        if log_file
+        else logging.StreamHandler(sys.stderr)
+    )
+    if secret:
+        handler.addFilter(Redacted(secret))
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=[
-            logging.FileHandler(log_file, encoding="utf-8")
-            if log_file
-            else logging.StreamHandler(sys.stderr)
-        ],
+        handlers=[handler],
     )
     logging.captureWarnings(log_file is not None)
     for noisy in ("httpx", "httpcore", "alembic", "apscheduler"):
@@ -240,7 +264,9 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        _setup_logging(args.verbose, _log_file(args, settings))
+        token = settings.telegram.token
+        secret = token.get_secret_value() if token else None
+        _setup_logging(args.verbose, _log_file(args, settings), secret)
         return _dispatch(args, settings)
     except DatabaseUrlError as error:
         print(f"paperbot: PAPERBOT_DATABASE_URL: {error}", file=sys.stderr)

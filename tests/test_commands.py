@@ -13,7 +13,7 @@ from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
 from bot.core.buttons import Button
 from bot.runtime import Runtime
 from bot.sender import Limits
-from bot.service import ingest, subscriptions
+from bot.service import feedback, ingest, subscriptions
 from bot.store import Database
 from tests.conftest import SEEDS, Clock
 from tests.transports import RecordingTransport
@@ -416,3 +416,17 @@ async def test_layout_sets_how_digests_read(runtime: Runtime) -> None:
         "<code>/layout page</code> takes a number from 5 to 100."
     )
     assert (await say(runtime, "/layout abstracts x")).endswith(usage)
+
+
+async def test_buttons_of_one_chat_touch_nothing_of_another(runtime: Runtime) -> None:
+    bob_id = 2
+    ada, bob = Caller(ADA), Caller(bob_id)
+    await press_button(runtime, ada, "remove:1")  # nothing yet: out of date
+    await say(runtime, "/subscribe looped")
+    [ada_filter] = subscriptions.list_filters(runtime.database, chat_id=ADA)
+    reply = await press_button(runtime, bob, f"remove:{ada_filter.id}")
+    assert reply.text.startswith("Already removed.")  # for BOB there is no such filter
+    assert subscriptions.list_filters(runtime.database, chat_id=ADA) == [ada_filter]
+    for data in ("like:1", "dislike:1", "similar:1", "card:1", "more:1:2"):
+        assert await press_button(runtime, bob, data) == Reply(OUT_OF_DATE, notice=True), data
+    assert feedback.counts(runtime.database, chat_id=bob_id) == (0, 0)

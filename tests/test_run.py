@@ -57,7 +57,7 @@ def start(
     (tmp_path / "inbox").mkdir(exist_ok=True)
     with (tmp_path / f"{log}.log").open("a") as output:  # the child keeps its own copy
         return subprocess.Popen(
-            [sys.executable, "-m", "bot", command], cwd=tmp_path, env=environment,
+            [sys.executable, "-m", "bot", *command.split()], cwd=tmp_path, env=environment,
             stdout=output, stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
 
