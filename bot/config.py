@@ -64,6 +64,8 @@ class TelegramSettings(Section):
     webhook_url: str | None = None
     webhook_listen: str = "127.0.0.1:8443"
     webhook_secret: SecretStr | None = Field(default=None, validate_default=True)
+    # commands one user may send in a minute; past that, told once, then not answered (0: off)
+    commands_per_minute: int = Field(default=20, ge=0)
 
     _unset = field_validator("webhook_url", "webhook_secret", mode="before")(_empty_is_unset)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
 from typing import Any
@@ -25,6 +26,7 @@ from telegram.ext import (
 from bot import jobs
 from bot.commands import COMMANDS, Caller, handle_text, press_button
 from bot.config import Settings
+from bot.core.flood import FloodGate, Verdict
 from bot.core.render import split_message
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
@@ -60,11 +62,32 @@ def _caller(update: Update, context: Context) -> Caller:
     return Caller(chat.id, chat.type, is_admin)
 
 
+def _admitted(update: Update, context: Context) -> Verdict:
+    """Whether the user's command is answered (bot/core/flood.py)."""
+    gate: FloodGate = context.application.bot_data["flood"]
+    who = update.effective_user or update.effective_chat
+    now = time.monotonic()
+    gate.forget_idle(now)
+    return gate.admit(who.id, now) if who is not None else Verdict.ANSWER
+
+
 async def on_message(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None or message.text is None:
         return
     caller = _caller(update, context)
+    verdict = _admitted(update, context)
+    if verdict is Verdict.TELL:
+        gate: FloodGate = context.application.bot_data["flood"]
+        who = update.effective_user or message.chat
+        seconds = max(round(gate.wait(who.id, time.monotonic())), 1)
+        await message.reply_text(
+            f"That is more than {gate.per_minute} commands in a minute; I answer again in "
+            f"{seconds} s."
+        )
+        return
+    if verdict is Verdict.DROP:
+        return
     reply = await handle_text(context.runtime, caller, message.text, context.bot.username)
     if reply is None:
         return
@@ -81,6 +104,9 @@ async def on_message(update: Update, context: Context) -> None:
 async def on_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None or query.data is None:
+        return
+    if _admitted(update, context) is not Verdict.ANSWER:  # a flood of presses: not acted on
+        await query.answer("Too many at once; try again in a minute.")
         return
     reply = await press_button(context.runtime, _caller(update, context), query.data)
     if reply.notice:  # an alert to read, or nothing to say (a card or a page was sent)
@@ -206,6 +232,7 @@ def build_application(
     application = builder.build()
     application.bot_data["runtime"] = make_runtime(TelegramTransport(application.bot))
     application.bot_data["schedule_jobs"] = schedule_jobs
+    application.bot_data["flood"] = FloodGate(settings.telegram.commands_per_minute)
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
     application.add_handler(MessageHandler(filters.TEXT & ~filters.UpdateType.EDITED, on_message))
     application.add_handler(CallbackQueryHandler(on_button))

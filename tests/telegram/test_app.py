@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -16,7 +17,7 @@ from tests.telegram.conftest import OPERATOR, World
 
 SEED_NAMES = sorted(p.name for p in SEEDS.iterdir())
 
-ADA = 101
+ADA, BOB = 101, 102
 
 
 def chat_row(world: World, chat_id: int) -> chats.Chat | None:
@@ -223,3 +224,16 @@ async def test_health_and_metrics_for_the_operator(make_world: Any) -> None:
     assert 'paperbot_chats{state="active"} 1' in metrics.text
     assert "paperbot_filters 1" in metrics.text and "# TYPE paperbot_papers gauge" in metrics.text
     assert missing.status_code == 404
+
+
+async def test_a_flood_of_commands_is_told_once_then_not_answered(
+    make_world: Callable[..., Any],
+) -> None:
+    world = await make_world(telegram={"commands_per_minute": 3})
+    for _ in range(3):
+        assert "filters" in (await world.server.reply_to(ADA, "/list"))["text"].lower()
+    told = await world.server.reply_to(ADA, "/list")
+    assert told["text"].startswith("That is more than 3 commands in a minute; I answer again in")
+    world.server.say(ADA, "/list")  # dropped: no answer
+    assert (await world.server.reply_to(BOB, "/list"))["text"]  # another user is answered
+    assert world.server.texts(ADA).count(told["text"]) == 1 and len(world.server.texts(ADA)) == 4
