@@ -191,6 +191,7 @@ class Runtime:
             self.database, process_id=self.postman.holder, kind="paperbot", now=self.clock()
         )
         self.postman.sender.limiter.share(live)
+        self.postman.processes = live
 
     def leave(self) -> None:
         """At stop: this process's heartbeat and its chats' claims go at once (the others need

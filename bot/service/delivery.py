@@ -104,6 +104,7 @@ class Postman:
         self.database, self.sender, self.clock, self.ranker = database, sender, clock, ranker
         self.holder = holder  # this process, as chat claims name it
         self.lease = lease  # held claims are renewed three times within it
+        self.processes = 1  # live processes sharing the database: a round takes its share
         self.claims: Counter[int] = Counter()  # chats claimed, by how many rounds hold each
         self.renewer: asyncio.Task[None] | None = None
         self.marks = FilterMarks(rules.parse)
@@ -131,7 +132,7 @@ class Postman:
         with self.database.session() as session:
             waiting = deliveries.chats_waiting(session, modes=["instant"])
         report = SendReport()
-        async with self._claimed(waiting) as mine:
+        async with self._claimed(waiting, shared=True) as mine:
             by_chat: dict[int, list[Delivery]] = defaultdict(list)
             with self.database.session() as session:  # read once claimed: nobody else sends
                 for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
@@ -149,7 +150,7 @@ class Postman:
         """Digests that are due: each chat's local hour passed since its last digest (also a
         digest missed while the bot was down)."""
         report = SendReport()
-        async with self._claimed([chat.id for chat in self._due()]) as mine:
+        async with self._claimed([chat.id for chat in self._due()], shared=True) as mine:
             due = [chat for chat in self._due() if chat.id in mine]  # not sent meanwhile
             with self._tick([chat.id for chat in due]):
                 for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
@@ -191,14 +192,21 @@ class Postman:
     # -- claims: one process at a time sends to a chat -----------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _claimed(self, chat_ids: Sequence[int]) -> AsyncIterator[set[int]]:
+    async def _claimed(
+        self, chat_ids: Sequence[int], *, shared: bool = False
+    ) -> AsyncIterator[set[int]]:
         """The chats of `chat_ids` that this process may send to (no other live process holds
-        them), held for the block and renewed meanwhile."""
+        them), held for the block and renewed meanwhile. `shared`: a round's work, of which
+        this process takes its share (the chats divided by the live processes), so that a burst
+        is sent by all of them, each at its part of Telegram's budget; what it leaves goes to
+        the others' rounds, or to its own next one."""
         now = self.clock()
+        most = -(-len(chat_ids) // self.processes) if shared and self.processes > 1 else None
         with self.database.connection() as connection:
             mine = leases.claim_chats(
-                connection, chat_ids=chat_ids, holder=self.holder, now=now, until=now + self.lease
-            )
+                connection, chat_ids=chat_ids, holder=self.holder, now=now,
+                until=now + self.lease, most=most,
+            )  # fmt: skip
         self.claims.update(mine)
         if mine and (self.renewer is None or self.renewer.done()):
             self.renewer = asyncio.create_task(self._renew())

@@ -22,11 +22,21 @@ def _free(holder: str, now: datetime):  # type: ignore[no-untyped-def]
 
 
 def claim_chats(
-    connection: Connection, *, chat_ids: Sequence[int], holder: str, now: datetime, until: datetime
+    connection: Connection,
+    *,
+    chat_ids: Sequence[int],
+    holder: str,
+    now: datetime,
+    until: datetime,
+    most: int | None = None,
 ) -> list[int]:
     """The chats among `chat_ids` now claimed by `holder` until `until` (the others are held by
-    a live process). Rows a lapsed holder left `sending` go back to pending: their sender is
-    gone (the one message it had in flight may arrive twice, as after a crash)."""
+    a live process), at most `most` of them. Rows a lapsed holder left `sending` go back to
+    pending: their sender is gone (the one message it had in flight may arrive twice, as after
+    a crash)."""
+    if most is not None and chat_ids:
+        free = select(ChatTable.id).where(col(ChatTable.id).in_(chat_ids), _free(holder, now))
+        chat_ids = [i for (i,) in connection.execute(free.order_by(col(ChatTable.id)).limit(most))]
     if not chat_ids:
         return []
     lapsed = [

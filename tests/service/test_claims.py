@@ -102,3 +102,15 @@ async def test_a_claim_is_released_after_the_round_and_renewed_while_held(
                                        until=now + LEASE)  # fmt: skip
         assert taken == []  # held
     assert other.claims == {}
+
+
+async def test_with_two_processes_alive_a_round_takes_its_share_of_a_burst(
+    any_database: Database, clock: Clock
+) -> None:
+    papers_arrive(any_database, clock)
+    (first, one), (second, two) = (process(any_database, clock, n) for n in ("a", "b"))
+    first.processes = second.processes = 2  # as their heartbeats count them
+    await asyncio.gather(first.deliver_instant(), second.deliver_instant())
+    assert len(set(one.chats())) == len(set(two.chats())) == 4  # half of the eight chats each
+    assert not set(one.chats()) & set(two.chats())
+    assert len(sent_rows(any_database)) == 8 * 37
