@@ -16,6 +16,7 @@ from bot.core.relevance import (
     TextModel,
     calibrate,
 )
+from bot.core.semantic import SemanticModel
 
 TOPICS = {
     "robots": "robot grasping manipulation tactile gripper dexterous policy arm locomotion legged",
@@ -106,6 +107,17 @@ def test_round_trips_through_bytes_score_the_same(text_model: TextModel) -> None
     assert loaded_similar.threshold == 0.25
     with pytest.raises(ValueError, match="not a text model"):
         TextModel.from_bytes(model.to_bytes())
+    with pytest.raises(ValueError, match="not a chat model"):
+        ChatModel.from_bytes(b"garbage")
+
+
+def test_background_vectorised_once_trains_the_same_model(text_model: TextModel) -> None:
+    liked = [paper("robots", n) for n in range(3)]
+    background = window(per_topic=4, start=20)  # none of them rated
+    from_papers = ChatModel.train(text_model, liked, [], background)
+    from_vectors = ChatModel.train(text_model, liked, [], text_model.vectors(background))
+    assert from_papers is not None and from_vectors is not None
+    assert np.array_equal(from_papers.coefficients, from_vectors.coefficients)
 
 
 def test_a_model_of_another_text_model_is_detected(text_model: TextModel) -> None:
@@ -128,3 +140,26 @@ def test_calibrated_threshold_passes_the_share_asked(text_model: TextModel, shar
     passing = SimilarTo.from_seeds(text_model, seeds, threshold).passes(text_model.vectors(days))
     assert math.ceil(share * len(days)) <= passing.sum() <= math.ceil(share * len(days)) + 1
     assert {p.arxiv_id[:6] for p, ok in zip(days, passing, strict=True) if ok} == {"2506.2"}
+
+
+# -- bot/core/semantic.py: an embedding beside the text model (wordllama's is given at the edge) --
+
+
+def letter_counts(texts: list[str]) -> np.ndarray:
+    """A stand-in static embedding: how often each letter a-z occurs, not normalised."""
+    return np.array([[text.lower().count(chr(97 + i)) for i in range(26)] for text in texts])
+
+
+def test_semantic_vectors_join_the_text_model_and_the_embedding(text_model: TextModel) -> None:
+    semantic = SemanticModel(text_model, letter_counts, "letters")
+    papers = [paper("robots", 3), paper("speech", 4)]
+    vectors = semantic.vectors(papers)
+    width = text_model.vectors(papers).matrix.shape[1]
+    assert vectors.matrix.shape == (2, width + 26)
+    assert np.allclose(np.sqrt(vectors.matrix.multiply(vectors.matrix).sum(axis=1)), 1)
+    assert semantic.fingerprint != SemanticModel(text_model, letter_counts, "other").fingerprint
+    model = ChatModel.train(semantic, [paper("robots", n) for n in range(3)], [], window())
+    assert model is not None and model.fits(semantic) and not model.fits(text_model)
+    assert model.reasons(vectors) and set(model.reasons(vectors)) <= set(text_model.terms)
+    with pytest.raises(ModelMismatch):
+        model.scores(text_model.vectors(papers))

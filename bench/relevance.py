@@ -1,0 +1,453 @@
+"""How well a chat's 👍 and 👎 rank a later day, on real arXiv listings.
+
+    python bench/relevance.py --days ../shared/data/arxiv-days-2025 --json [--users 60]
+
+DIR holds one JSONL file per announcement day. The first two thirds of the days are the past (the
+stored window the text model is fitted on, where feedback was given), each later day is ranked as
+a digest would be. Simulated users, drawn with a fixed seed, one third of each kind: a category
+(`cs.RO`), a cross-list pair (papers in both `cs.CL` and `cs.SD`), an author set (an author with
+5+ papers and their repeat co-authors). Interests holding over a quarter of the papers (cs.CV,
+cs.CL, cs.AI) are left out: for them a random order is already good. Every user has 10+ papers of
+their interest in the past and 3+ later, so the same users are measured at every k.
+
+A user 👍 k of their interest's past papers (k = 1, 3, 5, 10; the k=5 ones among the k=10 ones)
+and 👎 3 past papers that their keyword filter matched but that are not their interest.
+
+    random    a random order
+    keyword   a plausible filter the user would write: their interest's 3 most distinctive title
+              words (largest p·log(p/q), p their share of the interest's past titles, q of all
+              past titles), OR'ed; the matches first in the digest's order (a title hit, then
+              more marked words), the rest after. It knows the whole past interest, not just the
+              k 👍, so it is the same at every k: a strong baseline.
+    tfidf     ChatModel (bot/core/relevance.py) on the 👍/👎 and a background sample of past
+              papers; below MIN_LIKES 👍, similarity to the 👍 papers' centroid (SimilarTo).
+    keyword+tfidf  what the chat sees in paperbot: its keyword filter's matches (all a digest
+              lists) first, ordered by its tfidf model, then the other papers by the model.
+    semantic  when wordllama is installed: the same classifier on its static embeddings.
+
+Per user and later day with 1+ relevant papers: precision@10, nDCG@10 and ROC AUC (ties count
+half), averaged per user, then over users. Costs: `rank_seconds_per_1000_papers` scores one
+chat's 1,000 papers given the day's vectors (computed once a day for all chats, reported apart);
+`train_seconds_per_chat` is one ChatModel.train at k=10; `cost` scores a 2,000-paper day for
+1,000 chat models (loaded from bytes) and measures it, with the memory traced on the way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+import tracemalloc
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.digest import read_day  # noqa: E402
+from bot.core.analysis import Token, tokens  # noqa: E402
+from bot.core.matcher import Document, compile_query  # noqa: E402
+from bot.core.matcher.document import ABSTRACT, TITLE  # noqa: E402
+from bot.core.paper import Paper  # noqa: E402
+from bot.core.query import FilterRules, Node, Word, leaves  # noqa: E402
+from bot.core.relevance import (  # noqa: E402
+    MIN_LIKES,
+    ChatModel,
+    Featurizer,
+    SimilarTo,
+    TextModel,
+    Vectors,
+)
+from bot.core.semantic import Embed, SemanticModel  # noqa: E402
+
+KS = (1, 3, 5, 10)
+DISLIKES = 3
+BACKGROUND = 300  # past papers a chat's model sees as weak negatives
+MAX_SHARE = 0.25  # interests broader than this are left out
+SEED = 13
+WORDLLAMA = "wordllama l2_supercat 256"
+
+Scorer = Callable[[Sequence[Paper]], np.ndarray]
+
+
+@dataclass
+class User:
+    kind: str
+    name: str
+    relevant: frozenset[str]  # arXiv ids of their interest's papers
+    keyword: str = ""
+
+    def wants(self, paper: Paper) -> bool:
+        return paper.arxiv_id in self.relevant
+
+
+# -- users -------------------------------------------------------------------------------------
+
+
+def candidate_users(papers: list[Paper]) -> dict[str, list[User]]:
+    by_category: dict[str, set[str]] = defaultdict(set)
+    by_pair: dict[str, set[str]] = defaultdict(set)
+    by_author: dict[str, set[str]] = defaultdict(set)
+    together: Counter[tuple[str, str]] = Counter()
+    for paper in papers:
+        assert paper.arxiv_id
+        for category in paper.categories:
+            by_category[category].add(paper.arxiv_id)
+        for pair in combinations(sorted(set(paper.categories)), 2):
+            by_pair[" & ".join(pair)].add(paper.arxiv_id)
+        for author in paper.authors:
+            by_author[author].add(paper.arxiv_id)
+        together.update(combinations(sorted(set(paper.authors)), 2))
+    circles: dict[str, set[str]] = defaultdict(set)
+    for (one, other), count in together.items():
+        if count >= 2:
+            circles[one].add(other)
+            circles[other].add(one)
+    authors = {}
+    for author, ids in by_author.items():
+        if len(ids) >= 5:
+            circle = {author} | circles[author]
+            name = f"{author} and {len(circle) - 1} repeat co-authors"
+            authors[name] = set().union(*(by_author[a] for a in circle))
+    return {
+        "category": [User("category", n, frozenset(i)) for n, i in by_category.items()],
+        "pair": [User("pair", n, frozenset(i)) for n, i in by_pair.items()],
+        "authors": [User("authors", n, frozenset(i)) for n, i in authors.items()],
+    }
+
+
+def sample_users(
+    papers: list[Paper], past: list[Paper], later: list[Paper], count: int
+) -> list[User]:
+    past_ids = {p.arxiv_id for p in past}
+    later_ids = {p.arxiv_id for p in later}
+    chosen: list[User] = []
+    seen: set[frozenset[str]] = set()
+    kinds = candidate_users(papers)
+    for index, (_kind, users) in enumerate(sorted(kinds.items())):
+        eligible = [
+            u
+            for u in sorted(users, key=lambda u: u.name)
+            if len(u.relevant & past_ids) >= max(KS)
+            and len(u.relevant & later_ids) >= 3
+            and len(u.relevant) <= MAX_SHARE * len(papers)
+            and u.relevant not in seen
+        ]
+        share = count // len(kinds) + (1 if index < count % len(kinds) else 0)
+        for user in random.Random(SEED).sample(eligible, min(share, len(eligible))):
+            seen.add(user.relevant)
+            chosen.append(user)
+    return chosen
+
+
+def keyword_filter(user: User, past: list[Paper], titles: list[list[Token]]) -> str:
+    """The interest's 3 most distinctive title words, OR'ed (`titles`: the past's title tokens)."""
+    everywhere: Counter[str] = Counter()
+    theirs: Counter[str] = Counter()
+    spelling: dict[str, Counter[str]] = defaultdict(Counter)
+    for paper, title in zip(past, titles, strict=True):
+        words = {t.term for t in title if t.folded not in ENGLISH_STOP_WORDS}
+        everywhere.update(words)
+        if user.wants(paper):
+            theirs.update(words)
+            for token in title:
+                spelling[token.term][token.folded] += 1
+    mine = sum(1 for p in past if user.wants(p))
+
+    def distinctive(term: str) -> float:
+        p, q = theirs[term] / mine, everywhere[term] / len(past)
+        return p * math.log(p / q)
+
+    words = [w for w in theirs if theirs[w] >= 2 and len(w) > 2 and not w.isdigit()]
+    best = sorted(words, key=lambda w: (-distinctive(w), w))[:3]
+    return " OR ".join(spelling[w].most_common(1)[0][0] for w in best)
+
+
+# -- methods -----------------------------------------------------------------------------------
+
+
+def keyword_scores(query: Node, documents: list[Document]) -> np.ndarray:
+    """Matches first, in the digest's order (render._rank: a title hit, then more marked words),
+    the marks counted on the Document's terms: the filters here are words OR'ed, whose marks
+    are their occurrences (highlights() finds the same, at ten times the cost)."""
+    program = compile_query(query)
+    words = {leaf.term for leaf, _ in leaves(query) if isinstance(leaf, Word)}
+    scores = np.zeros(len(documents))
+    for index, document in enumerate(documents):
+        if program.matches(document):
+            (title,), (abstract,) = document.sequences[TITLE], document.sequences[ABSTRACT]
+            in_title = sum(term in words for term in title)
+            in_abstract = sum(term in words for term in abstract)
+            scores[index] = 1 + 1000 * (in_title > 0) + in_title + in_abstract
+    return scores
+
+
+# -- metrics -----------------------------------------------------------------------------------
+
+
+def measures(scores: np.ndarray, labels: np.ndarray, rng: random.Random) -> tuple[float, ...]:
+    """precision@10, nDCG@10, AUC; ties in the top 10 broken at random."""
+    shuffled = list(range(len(scores)))
+    rng.shuffle(shuffled)
+    order = sorted(shuffled, key=lambda i: -scores[i])[:10]
+    gains = labels[order]
+    dcg = sum(g / math.log2(r + 2) for r, g in enumerate(gains))
+    ideal = sum(1 / math.log2(r + 2) for r in range(min(10, int(labels.sum()))))
+    return float(gains.mean()), dcg / ideal, auc(scores, labels)
+
+
+def auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """ROC AUC as the Mann-Whitney statistic, ties counted half (roc_auc_score's figure, without
+    its 15 ms of checks a call)."""
+    ranks = rankdata(scores)
+    positives = int(labels.sum())
+    negatives = len(labels) - positives
+    return float(
+        (ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives)
+    )
+
+
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Split:
+    """The past (fitted on, rated) and the later days (ranked), analysed once for every user:
+    each later day's vectors per featurizer (`tfidf`, `semantic`) as a bot would keep them."""
+
+    past: list[Paper]
+    later: list[list[Paper]]
+    featurizers: dict[str, Featurizer]
+    vectors: dict[str, list[Vectors]]
+    background: dict[str, Vectors]  # one sample of the past, vectorised once for every chat
+    past_documents: list[Document]
+    later_documents: list[list[Document]]
+    titles: list[list[Token]]  # the past's title tokens
+
+
+def split_days(days: list[list[Paper]], embed: Embed | None) -> Split:
+    cut = len(days) * 2 // 3
+    past = [p for day in days[:cut] for p in day]
+    later = days[cut:]
+    text_model = TextModel.fit(past)
+    featurizers: dict[str, Featurizer] = {"tfidf": text_model}
+    if embed is not None:
+        featurizers["semantic"] = SemanticModel(text_model, embed, WORDLLAMA)
+    sample = random.Random(SEED).sample(past, BACKGROUND)
+    return Split(
+        past,
+        later,
+        featurizers,
+        {name: [f.vectors(day) for day in later] for name, f in featurizers.items()},
+        {name: f.vectors(sample) for name, f in featurizers.items()},
+        [Document(p) for p in past],
+        [[Document(p) for p in day] for day in later],
+        [tokens(p.title) for p in past],
+    )
+
+
+def rank_user(
+    user: User, split: Split, rng: random.Random, timing: Timing
+) -> dict[str, dict[int, tuple[float, ...]]]:
+    """The user's figures: method -> k -> (p@10, nDCG@10, AUC) averaged over the later days."""
+    user.keyword = keyword_filter(user, split.past, split.titles)
+    query = FilterRules().parse(user.keyword)
+    program = compile_query(query)
+    theirs = [p for p in split.past if user.wants(p)]
+    rng.shuffle(theirs)
+    decoys = [
+        p
+        for p, d in zip(split.past, split.past_documents, strict=True)
+        if not user.wants(p) and program.matches(d)
+    ]
+    disliked = rng.sample(decoys, min(DISLIKES, len(decoys)))
+    days = [d for d, day in enumerate(split.later) if any(map(user.wants, day))]
+    labels = {d: np.array([user.wants(p) for p in split.later[d]], dtype=float) for d in days}
+    documents = split.later_documents
+    keyword = {d: timing.time("keyword", keyword_scores, query, documents[d]) for d in days}
+    figures: dict[str, dict[int, tuple[float, ...]]] = defaultdict(dict)
+    for k in KS:
+        scores: dict[str, dict[int, np.ndarray]] = {"keyword": keyword, "random": {}}
+        for d in days:
+            scores["random"][d] = timing.time("random", random_scores, rng, len(split.later[d]))
+        for name, featurizer in split.featurizers.items():
+            background = split.background[name]
+            scorer = train(featurizer, theirs[:k], disliked, background, name, timing)
+            scores[name] = {d: timing.time(name, scorer, split.vectors[name][d]) for d in days}
+        # what a chat sees: its filter's matches first (a digest lists only them), ranked by
+        # its model within; then the rest by the model (log-odds and cosines are far below 1e6)
+        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + scores["tfidf"][d] for d in days}
+        for name, by_day in scores.items():
+            rows = [measures(by_day[d], labels[d], rng) for d in days]
+            figures[name][k] = tuple(map(mean, zip(*rows, strict=True)))
+    return figures
+
+
+def random_scores(rng: random.Random, size: int) -> np.ndarray:
+    return np.array([rng.random() for _ in range(size)])
+
+
+def train(
+    featurizer: Featurizer,
+    liked: list[Paper],
+    disliked: list[Paper],
+    background: Vectors,
+    method: str,
+    timing: Timing,
+) -> Callable[[Vectors], np.ndarray]:
+    """The chat's scorer; below MIN_LIKES 👍, closeness to the liked papers (SimilarTo), so that
+    a figure exists."""
+    if len(liked) < MIN_LIKES:
+        return SimilarTo.from_seeds(featurizer, liked).similarity
+    started = time.perf_counter()
+    model = ChatModel.train(featurizer, liked, disliked, background)
+    assert model is not None
+    if len(liked) == max(KS):
+        timing.trained(method, time.perf_counter() - started, model)
+    return model.scores
+
+
+class Timing:
+    """Seconds spent ranking per method and papers ranked; ChatModel.train times at k=10, and
+    the TF-IDF models trained then (for the cost run)."""
+
+    def __init__(self) -> None:
+        self.seconds: Counter[str] = Counter()
+        self.papers: Counter[str] = Counter()
+        self.train_seconds: dict[str, list[float]] = defaultdict(list)
+        self.models: list[ChatModel] = []
+
+    def time(self, method: str, function: Callable[..., np.ndarray], *args: Any) -> np.ndarray:
+        started = time.perf_counter()
+        result = function(*args)
+        self.seconds[method] += time.perf_counter() - started
+        self.papers[method] += len(result)
+        return result
+
+    def trained(self, method: str, seconds: float, model: ChatModel) -> None:
+        self.train_seconds[method].append(seconds)
+        if method == "tfidf":
+            self.models.append(model)
+
+    def figures(self, method: str) -> dict[str, float]:
+        seconds = self.seconds[method] / self.papers[method] * 1000 if self.papers[method] else 0
+        train = self.train_seconds.get(method)
+        return {
+            "rank_seconds_per_1000_papers": round(seconds, 5),
+            "train_seconds_per_chat": round(mean(train), 4) if train else 0.0,
+        }
+
+
+def evaluate(days: list[list[Paper]], count: int, embed: Embed | None) -> dict[str, object]:
+    started = time.perf_counter()
+    split = split_days(days, embed)
+    prepare_seconds = time.perf_counter() - started
+    everything = [p for day in days for p in day]
+    users = sample_users(everything, split.past, [p for d in split.later for p in d], count)
+    timing = Timing()
+    per_user = [rank_user(u, split, random.Random(SEED * 1000 + n), timing)
+                for n, u in enumerate(users)]  # fmt: skip
+    text_model = split.featurizers["tfidf"]
+    assert isinstance(text_model, TextModel)
+    report: dict[str, object] = {
+        "users": len(users),
+        "user_kinds": dict(Counter(u.kind for u in users)),
+        "days": len(days),
+        "past_days": len(days) - len(split.later),
+        "ranked_days": len(split.later),
+        "papers": len(everything),
+        "terms": len(text_model.terms),
+        "fit_and_vectorise_seconds": round(prepare_seconds, 2),
+    }
+    for name in ("random", "keyword", *split.featurizers, "keyword+tfidf"):
+        report[name] = {
+            metric: {k: round(mean([f[name][k][i] for f in per_user]), 3) for k in KS}
+            for i, metric in enumerate(("precision_at_10", "ndcg_at_10", "auc"))
+        } | timing.figures(name.removeprefix("keyword+"))
+    report["examples"] = [f"{u.kind} {u.name}: {u.keyword}" for u in users[::10]]
+    report["cost"] = cost(text_model, everything, timing.models)
+    return report
+
+
+def cost(text_model: TextModel, papers: list[Paper], trained: list[ChatModel]) -> dict[str, object]:
+    """A 2,000-paper day ranked for 1,000 chats: the text model and chat models loaded from
+    bytes (the trained ones repeated), the day vectorised once, every chat scored."""
+    day = papers[:2000]
+    stored = [trained[i % len(trained)].to_bytes() for i in range(1000)]
+    text_bytes = text_model.to_bytes()
+    tracemalloc.start()
+    started = time.perf_counter()
+    loaded = TextModel.from_bytes(text_bytes)
+    models = [ChatModel.from_bytes(b) for b in stored]
+    loaded_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    vectors = loaded.vectors(day)
+    vectorise_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    for model in models:
+        model.scores(vectors)
+    score_seconds = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "papers": len(day),
+        "chats": len(models),
+        "load_seconds": round(loaded_seconds, 2),
+        "vectorise_seconds": round(vectorise_seconds, 2),
+        "score_seconds": round(score_seconds, 2),
+        "total_seconds": round(loaded_seconds + vectorise_seconds + score_seconds, 2),
+        "peak_traced_mb": round(peak / 2**20, 1),
+        "text_model_bytes": len(text_bytes),
+        "chat_model_bytes": round(mean([len(b) for b in stored])),
+    }
+
+
+def load_wordllama() -> Embed | None:
+    """wordllama's embed, loaded from its package folder with downloads disabled (None when the
+    extra is not installed); each text embedded once, as a bot would store a paper's vector."""
+    try:
+        import wordllama
+    except ImportError:
+        return None
+    folder = Path(wordllama.__file__).parent
+    model = wordllama.WordLlama.load(cache_dir=folder, disable_download=True)
+    embedded: dict[str, np.ndarray] = {}
+
+    def embed(texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in embedded]
+        if missing:
+            embedded.update(zip(missing, model.embed(missing, norm=True), strict=True))
+        return np.array([embedded[t] for t in texts])
+
+    return embed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--days", type=Path, default=ROOT.parent / "shared/data/arxiv-days-2025")
+    parser.add_argument("--users", type=int, default=60, help="simulated users (default 60)")
+    parser.add_argument("--json", action="store_true", help="print JSON (the default)")
+    parser.add_argument("--no-semantic", action="store_true", help="skip wordllama if installed")
+    arguments = parser.parse_args()
+    days = [read_day(path) for path in sorted(arguments.days.glob("*.jsonl"))]
+    embed = None if arguments.no_semantic else load_wordllama()
+    print(json.dumps(evaluate(days, arguments.users, embed), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
