@@ -1,0 +1,38 @@
+"""bench/day.py at a tiny size, so that it cannot rot: it runs, prints every figure, and the
+ledger it planned is what the plain matcher finds for every chat."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+DATA = ROOT.parent / "shared" / "data" / "arxiv-days-2025"
+KEYS = {
+    "chats", "filters", "papers", "matches", "ledger_rows", "ingest_seconds", "plan_seconds",
+    "compose_seconds", "command_p95_ms", "peak_rss_mb", "reference", "data",
+}  # fmt: skip
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data/arxiv-days-2025")
+def test_a_tiny_day_plans_what_the_plain_matcher_finds() -> None:
+    command = [sys.executable, "bench/day.py", "--chats", "20", "--filters-per-chat", "3",
+               "--papers", "12", "--command-chats", "2", "--json"]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert not KEYS - figures.keys(), KEYS - figures.keys()
+    assert (figures["chats"], figures["filters"], figures["papers"]) == (20, 60, 12)
+    checked = figures["reference"]
+    assert checked["chats"] == 20  # every chat checked
+    assert checked["agrees_with_ledger"]
+    assert (figures["ledger_rows"], figures["matches"]) == (
+        checked["ledger_rows"],
+        checked["matches"],
+    )
+    assert figures["ledger_rows"] > 0
+    assert figures["digests"] > 0 and figures["messages"] >= figures["digests"]
