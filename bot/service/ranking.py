@@ -98,9 +98,6 @@ class Ranker:
     def model(self, chat_id: int) -> ChatModel | None:
         """The chat's model, trained when its ratings changed or the text model did."""
         with self.lock:
-            text = self.text_model()
-            if text is None:
-                return None
             if chat_id not in self.models and chat_id not in self.stale:
                 with self.database.session() as session:
                     stored = feedback.chat_model(session, chat_id=chat_id)
@@ -108,6 +105,11 @@ class Ranker:
                 self.models[chat_id] = ChatModel.from_bytes(stored) if stored else None
                 if stored is None and likes >= MIN_LIKES:  # rated before any model was kept
                     self.stale.add(chat_id)
+            if self.models.get(chat_id) is None and chat_id not in self.stale:
+                return None  # a chat without a model: no vocabulary needed (nor fitted)
+            text = self.text_model()
+            if text is None:
+                return None
             known = self.models.get(chat_id)
             if chat_id in self.stale or (known is not None and not known.fits(text)):
                 self.models[chat_id] = self._train(chat_id, text)
