@@ -23,13 +23,17 @@ and 👎 3 past papers that their keyword filter matched but that are not their 
               papers; below MIN_LIKES 👍, similarity to the 👍 papers' centroid (SimilarTo).
     keyword+tfidf  what the chat sees in paperbot: its keyword filter's matches (all a digest
               lists) first, ordered by its tfidf model, then the other papers by the model.
-    semantic  when wordllama is installed: the same classifier on its static embeddings.
+    semantic  when wordllama is installed (--no-semantic skips it): the same ChatModel on the
+              TextModel's vectors with wordllama's static embedding beside them
+              (bot/core/semantic.py), the model loaded from its package folder, offline.
 
 Per user and later day with 1+ relevant papers: precision@10, nDCG@10 and ROC AUC (ties count
 half), averaged per user, then over users. Costs: `rank_seconds_per_1000_papers` scores one
 chat's 1,000 papers given the day's vectors (computed once a day for all chats, reported apart);
-`train_seconds_per_chat` is one ChatModel.train at k=10; `cost` scores a 2,000-paper day for
-1,000 chat models (loaded from bytes) and measures it, with the memory traced on the way.
+`train_seconds_per_chat` is one ChatModel.train at k=10 given the background sample's vectors
+(one sample of the past, vectorised once, as the bot can keep it); `cost` measures a 2,000-paper
+day ranked for 1,000 chat models: the models loaded from bytes, the day vectorised once, every
+chat scored, with the memory that numpy and Python allocate on the way (tracemalloc's peak).
 """
 
 from __future__ import annotations

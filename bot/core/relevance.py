@@ -39,27 +39,31 @@ Array = npt.NDArray[np.float64]
 
 FORMAT = 1  # bump when the analyser below changes: stored models of another format are refitted
 MIN_LIKES = 3  # until a chat has 3 👍, its order stays as the filters give it (issue 13)
-# Bigrams rank as unigrams do (precision@10 at k=5: 0.090 vs 0.092) but give reasons such as
-# "point cloud". min_df 3: 34,709 terms on 4,587 papers (2: 67,892, mostly one paper's names);
-# min_df 2, 3, 5 and caps of 10,000 to 30,000 terms all rank within 0.003 of each other, and
-# 20,000 terms keep 88% of the tf-idf mass at two thirds of the size of 30,000.
+
+# Figures: bench/relevance.py (60 users, 12 days fitted on, 6 ranked), precision@10 and AUC at
+# k=5 👍 with everything else as set here; as set: 0.092 and 0.797.
+#
+# Bigrams rank as unigrams do (unigrams: 0.094, 0.802) and train as fast (14 ms against 13); they
+# vectorise at 0.33 s per 1,000 papers against 0.14, but give reasons such as "point cloud".
+# min_df 3: 34,709 terms on 4,587 papers (2: 67,892, mostly one paper's names); capped at 20,000
+# terms, 88% of the tf-idf mass (10,000: 0.093, 0.795; 30,000: 0.092, 0.797).
 NGRAMS = (1, 2)
 MIN_DF = 3
 MAX_FEATURES = 20_000
-# LSA (a truncated SVD of the window's tf-idf) beside the terms: papers that share a topic but
-# not its words meet. Precision@10 at k=5 0.081 -> 0.090, AUC 0.755 -> 0.776 (100 dimensions;
-# 200 gave the same); both halves L2-normalised and weighted alike, so each row has norm 1.
+# LSA (a truncated SVD of the window's tf-idf) beside the terms: papers on one topic in other
+# words meet. Without it 0.087, 0.769; 200 dimensions 0.092, 0.795. The two halves are
+# L2-normalised and weighted alike, so each row has norm 1.
 LATENT_DIMENSIONS = 100
-C = 1.0  # 0.1 to 100 rank the same (AUC 0.763-0.766 at k=5)
-# liblinear at tol 1e-3 ranks a later day as lbfgs does (Spearman 0.999, the same top 10) and fits
-# 300 papers in 70 ms rather than 700 ms; tol 1e-4 gave the same ranking in 1 s.
+C = 1.0  # 0.1 and 10 rank the same (0.092, 0.797 and 0.092, 0.795)
+# liblinear's dual form (far fewer papers than columns) ranks a later day as lbfgs does (Spearman
+# 0.999, the same top 10) in 19 ms of CPU (median of 8 fits, at most 39) against lbfgs's 580 ms
+# and liblinear's primal 65 ms (at most 610).
 SOLVER = "liblinear"
-TOLERANCE = 1e-3
-# The simulated 👎 (keyword matches outside the interest) cost a little AUC as they weigh more
-# (0.769 at 1, 0.765 at 3, 0.757 at 10); a real 👎 is deliberate, so it counts thrice.
+# A 👎 weighs thrice: the bench's 👎 (keyword matches outside the interest) cost a little as
+# they weigh more (1: 0.092, 0.800; 10: 0.090, 0.786), and a real 👎 is deliberate.
 DISLIKE_WEIGHT = 3.0
-# Other stored papers are mostly unwanted but a few are wanted: weak negatives (AUC at k=5 0.755
-# at 0.1, 0.765 at 0.3, 0.768 at 1).
+# Other stored papers are mostly unwanted but a few are wanted: weak negatives (0.1: 0.089,
+# 0.785; 1: 0.093, 0.799).
 BACKGROUND_WEIGHT = 0.3
 
 
@@ -149,7 +153,7 @@ class TextModel:
 def _vectorizer(vocabulary: dict[str, int] | None) -> TfidfVectorizer:
     return TfidfVectorizer(
         vocabulary=vocabulary,
-        sublinear_tf=True,  # a word said ten times is not ten times as telling (AUC 0.758 without)
+        sublinear_tf=True,  # a word said ten times is not ten times as telling
         stop_words="english",
         ngram_range=NGRAMS,
         min_df=MIN_DF,
@@ -178,9 +182,9 @@ class ChatModel:
     ) -> ChatModel | None:
         """👍 are positives, 👎 negatives weighted up, `background` (a sample of other stored
         papers) weak negatives; None below MIN_LIKES 👍. The background may come vectorised
-        (one sample of the window, vectorised once for every chat: a retrain then costs the
-        fit, about 70 ms, not the 150 ms of vectorising 300 papers); rated papers are left out
-        of background papers, while vectors are used as given."""
+        (one sample of the window, vectorised once for every chat: a retrain then costs about
+        the fit, not the 150 ms of vectorising 300 papers); rated papers are left out of
+        background papers, while vectors are used as given."""
         if len(liked) < MIN_LIKES:
             return None
         if not isinstance(background, Vectors):
@@ -196,8 +200,9 @@ class ChatModel:
             + [DISLIKE_WEIGHT] * len(disliked)
             + [BACKGROUND_WEIGHT] * len(background)
         )
+        # the dual visits papers in a random order: seeded, the same feedback gives the same model
         classifier = LogisticRegression(
-            C=C, class_weight="balanced", solver=SOLVER, tol=TOLERANCE, max_iter=1000
+            C=C, class_weight="balanced", solver=SOLVER, dual=True, max_iter=1000, random_state=0
         )
         classifier.fit(matrix, labels, sample_weight=weights)
         # float32: 80 KB a chat at 20,100 columns; the bytes keep it exactly, so scores round-trip
