@@ -2,16 +2,21 @@
 HTTP to it. It answers the methods the bot uses, refuses what Telegram refuses (bad HTML, over 4096
 characters, empty text), records every call, lets a test play users (messages, commands, button
 presses, admins, blocking, group migration) and inject faults (403, 429 with retry_after, 5xx,
-dropped connections, answers held back), and can enforce Telegram's rate limits."""
+dropped connections, answers held back), one at a time or at random (`chaos`: Telegram's bad
+minutes), and can enforce Telegram's rate limits."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import json
+import random
 import re
+import select
+import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,6 +44,8 @@ class Call:
     params: dict[str, Any]
     at: float
     answer: dict[str, Any] = field(default_factory=dict)
+    fault: str | None = None  # the chaos fault this call met (`Chaos.kinds`)
+    held: bool = False  # held back by a "hold" fault until released
 
     @property
     def ok(self) -> bool:
@@ -54,6 +61,40 @@ class Fault:
     retry_after: int = 1
     holding: int = 0  # hold: requests waiting now for `release` (unanswered until then)
     released: bool = False
+
+
+# What `chaos` injects: refusals (429 with retry_after, 500, 502: nothing sent), a connection
+# reset before the request is read (nothing sent), and the two ways an answer is lost after the
+# message went out: the connection dropped instead of answering ("drop"), or the answer held
+# back until the client gave up waiting for it ("late": slower than the client's timeout).
+CHAOS_KINDS = ("429", "500", "502", "reset", "drop", "late")
+ANSWER_LOST = ("drop", "late")
+
+
+@dataclass
+class Chaos:
+    """Faults at random on one method, at `rate`. Which request meets which fault is drawn from
+    the seed, the request's chat and text, and how many times that same request came before
+    (not from the order requests arrive in), so a seed replays the same faults for the same
+    messages however the threads interleave."""
+
+    rate: float
+    seed: int
+    kinds: tuple[str, ...] = CHAOS_KINDS
+    retry_after: tuple[int, ...] = (1, 2)
+    seen: Counter[str] = field(default_factory=Counter)  # requests so far, by chat and text
+    injected: Counter[str] = field(default_factory=Counter)  # faults so far, by kind
+
+    def draw(self, method: str, params: dict[str, Any]) -> tuple[str | None, int]:
+        """The fault for this request (None: answered as usual) and its retry_after."""
+        key = f"{method}|{params.get('chat_id')}|{params.get('text', '')}"
+        self.seen[key] += 1
+        rng = random.Random(f"{self.seed}|{key}|{self.seen[key]}")
+        if rng.random() >= self.rate:
+            return None, 0
+        kind = rng.choice(self.kinds)
+        self.injected[kind] += 1
+        return kind, rng.choice(self.retry_after)
 
 
 class _Server(ThreadingHTTPServer):
@@ -84,6 +125,8 @@ class FakeTelegram:
         self.commands: list[dict[str, str]] = []
         self.sends: list[tuple[float, int]] = []  # (monotonic time, chat id) of accepted messages
         self.flood_refusals = 0
+        self.chaotic: dict[str, Chaos] = {}  # method -> its random faults
+        self.lost: set[tuple[int, int]] = set()  # (chat, message id) sent, answer never received
         self.stopped = False
         self._server: ThreadingHTTPServer | None = None
         self.base_url = ""
@@ -111,11 +154,15 @@ class FakeTelegram:
                     }
                 else:
                     params = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
-                answer = fake.answer(match.group(2), params)
+                call = fake.handle(match.group(2), params)
+                answer = call.answer or None
                 if answer is None:  # a dropped connection
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
+                late = call.fault == "late" or call.held
+                if late and fake.wait_gone(self.connection, wait=call.fault == "late"):
+                    fake.answer_lost(call)  # answered after the client gave up (or died)
                 data = json.dumps(answer).encode()
                 try:
                     self.send_response(200 if answer["ok"] else answer["error_code"])
@@ -145,12 +192,18 @@ class FakeTelegram:
             self.changed.notify_all()
 
     def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        return self.handle(method, params).answer or None
+
+    def handle(self, method: str, params: dict[str, Any]) -> Call:
+        """The call answered (an empty answer: the connection is dropped instead)."""
         call = Call(method, params, time.monotonic())
         fault = self._take_fault(method, params)
         if fault is not None and fault.kind == "hold":
             if not self._hold(fault):
-                return None  # the server stops: the request is never answered
-            fault = None
+                return call  # the server stops: the request is never answered
+            fault, call.held = None, True
+        if fault is None:
+            fault = self._draw_chaos(call)
         try:
             if fault is not None:
                 self._raise_fault(fault)
@@ -161,11 +214,66 @@ class FakeTelegram:
             if error.parameters:
                 call.answer["parameters"] = error.parameters
         if fault is not None and fault.kind == "drop":
-            call.answer = {}
+            call.answer = {}  # dropped before it was read: nothing done
+        if call.fault == "drop":
+            self.answer_lost(call)
+            call.answer = {}  # done, and the connection dropped instead of the answer
         with self.changed:
             self.calls.append(call)
             self.changed.notify_all()
-        return call.answer or None
+        return call
+
+    def _draw_chaos(self, call: Call) -> Fault | None:
+        with self.changed:
+            chaos = self.chaotic.get(call.method)
+            if chaos is None:
+                return None
+            kind, retry_after = chaos.draw(call.method, call.params)
+        call.fault = kind
+        if kind in (None, *ANSWER_LOST):
+            return None  # done as usual; `handle` and the handler lose the answer
+        if kind == "reset":
+            return Fault(call.method, "drop", 0)  # the connection dropped before it is read
+        return Fault(call.method, kind, 0, retry_after=retry_after)
+
+    def answer_lost(self, call: Call) -> None:
+        """The call's answer never reached the client: a message it sent is recorded as lost
+        (Telegram has it; the bot cannot know)."""
+        result = call.answer.get("result")
+        if call.method == "sendMessage" and call.answer.get("ok") and isinstance(result, dict):
+            with self.changed:
+                self.lost.add((result["chat"]["id"], result["message_id"]))
+                self.changed.notify_all()
+
+    def wait_gone(self, connection: socket.socket, *, wait: bool = True) -> bool:
+        """Until the client closes the connection (True: it gave up waiting for the answer, or
+        died) or the server stops (False); `wait` False: whether it has closed it already."""
+        while not self.stopped:
+            readable, _, _ = select.select([connection], [], [], 0.5 if wait else 0)
+            if readable:
+                try:
+                    return connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:  # reset by the client
+                    return True
+            if not wait:
+                break
+        return False
+
+    def chaos(
+        self, method: str = "sendMessage", *, rate: float, seed: int, **options: Any
+    ) -> Chaos:
+        """From now on, `method`'s requests meet faults at random (see `Chaos`, `CHAOS_KINDS`),
+        until `calm`. Returns the chaos, which counts what it injected."""
+        chaos = Chaos(rate, seed, **options)
+        with self.changed:
+            self.chaotic[method] = chaos
+        return chaos
+
+    def calm(self, *methods: str) -> None:
+        """No more random faults on these methods (all, when none are named)."""
+        with self.changed:
+            for method in methods or list(self.chaotic):
+                del self.chaotic[method]
 
     def _hold(self, fault: Fault) -> bool:
         """The request waits until the test releases it (True) or the server stops (False): an
