@@ -74,13 +74,14 @@ from bot.core.relevance import (  # noqa: E402
     Vectors,
 )
 from bot.core.semantic import Embed, SemanticModel  # noqa: E402
+from bot.embedding import DIMENSIONS, MODEL, load_embedding  # noqa: E402
 
 KS = (1, 3, 5, 10)
 DISLIKES = 3
 BACKGROUND = 300  # past papers a chat's model sees as weak negatives
 MAX_SHARE = 0.25  # interests broader than this are left out
 SEED = 13
-WORDLLAMA = "wordllama l2_supercat 256"
+WORDLLAMA = f"wordllama {MODEL} {DIMENSIONS}"
 
 Scorer = Callable[[Sequence[Paper]], np.ndarray]
 
@@ -422,20 +423,18 @@ def cost(text_model: TextModel, papers: list[Paper], trained: list[ChatModel]) -
 
 
 def load_wordllama() -> Embed | None:
-    """wordllama's embed, loaded from its package folder with downloads disabled (None when the
-    extra is not installed); each text embedded once, as a bot would store a paper's vector."""
-    try:
-        import wordllama
-    except ImportError:
+    """wordllama's embed as the bot loads it (bot/embedding.py: from its package folder, with
+    downloads disabled; None when the extra is not installed); each text embedded once, as a bot
+    would store a paper's vector."""
+    embedding = load_embedding("auto")
+    if embedding is None:
         return None
-    folder = Path(wordllama.__file__).parent
-    model = wordllama.WordLlama.load(cache_dir=folder, disable_download=True)
     embedded: dict[str, np.ndarray] = {}
 
     def embed(texts: list[str]) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in embedded]
         if missing:
-            embedded.update(zip(missing, model.embed(missing, norm=True), strict=True))
+            embedded.update(zip(missing, embedding.embed(missing), strict=True))
         return np.array([embedded[t] for t in texts])
 
     return embed

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -145,6 +145,8 @@ class DeliverySettings(Section):
 class RankingSettings(Section):
     window: int = Field(default=4000, ge=100)  # papers the TF-IDF vocabulary is fitted on
     similar_share: float = Field(default=0.01, gt=0, le=0.5)  # of a day a "like:" filter passes
+    # the semantic extra's embedding beside TF-IDF: auto (when installed), on (insist), off
+    semantic: Literal["auto", "on", "off"] = "auto"
 
 
 class AdminSettings(Section):

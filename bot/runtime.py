@@ -17,6 +17,7 @@ from datetime import timedelta
 from bot import memory
 from bot.config import MemorySettings, Settings
 from bot.core.query import FilterRules
+from bot.embedding import load_embedding
 from bot.feeds import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
@@ -95,7 +96,9 @@ class Runtime:
         metrics = Metrics()
         sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic, metrics=metrics)
         rules = settings.filters.rules
-        ranker = Ranker(database, clock=clock, window=settings.ranking.window)
+        ranking = settings.ranking
+        embedding = load_embedding(ranking.semantic)
+        ranker = Ranker(database, clock=clock, window=ranking.window, embedding=embedding)
         lease = timedelta(seconds=settings.delivery.lease_seconds)
         postman = Postman(
             database, sender, clock=clock, rules=rules, ranker=ranker, holder=process_id(),

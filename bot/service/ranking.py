@@ -5,6 +5,10 @@ restart loads it); it is fitted again when as many new papers as half the window
 since. A chat's model is trained when its ratings changed (after a press, a little later and off
 the event loop, or at the latest when the chat's papers are ranked) and when the TF-IDF model it
 was trained on was replaced. Chats with fewer than three 👍 are not ranked.
+
+With the `semantic` extra (bot/embedding.py), the models see a static embedding of the paper
+beside its TF-IDF terms: `features()` is then a SemanticModel over the text model, and its
+fingerprint differs, so turning the extra on or off retrains what was trained without it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.core.paper import Paper
-from bot.core.relevance import MIN_LIKES, ChatModel, TextModel
+from bot.core.relevance import MIN_LIKES, ChatModel, Featurizer, TextModel
+from bot.core.semantic import SemanticModel
+from bot.embedding import Embedding
 from bot.service import Clock
 from bot.store import Database, feedback, papers
 
@@ -35,9 +41,18 @@ class Score:
 
 
 class Ranker:
-    def __init__(self, database: Database, *, clock: Clock, window: int = WINDOW) -> None:
+    def __init__(
+        self,
+        database: Database,
+        *,
+        clock: Clock,
+        window: int = WINDOW,
+        embedding: Embedding | None = None,
+    ) -> None:
         self.database, self.clock, self.window = database, clock, window
+        self.embedding = embedding
         self.text: TextModel | None = None
+        self._semantic: SemanticModel | None = None  # the text model with the embedding beside
         self.fitted_on = 0  # stored papers when the text model was fitted
         self.models: dict[int, ChatModel | None] = {}  # chat -> its model (None: fewer 👍)
         self.stale: set[int] = set()  # chats whose ratings changed since their model was trained
@@ -67,6 +82,15 @@ class Ranker:
             )
         log.info("ranking: TF-IDF fitted on the latest %d papers", len(window))
         return self.text
+
+    def features(self) -> Featurizer | None:
+        """What the models see: the text model, with the embedding beside it when there is one."""
+        text = self.text_model()
+        if text is None or self.embedding is None:
+            return text
+        if self._semantic is None or self._semantic.text_model is not text:
+            self._semantic = SemanticModel(text, self.embedding.embed, self.embedding.name)
+        return self._semantic
 
     # -- chat models ---------------------------------------------------------------------------
 
@@ -107,7 +131,7 @@ class Ranker:
                     self.stale.add(chat_id)
             if self.models.get(chat_id) is None and chat_id not in self.stale:
                 return None  # a chat without a model: no vocabulary needed (nor fitted)
-            text = self.text_model()
+            text = self.features()
             if text is None:
                 return None
             known = self.models.get(chat_id)
@@ -116,7 +140,7 @@ class Ranker:
                 self.stale.discard(chat_id)
             return self.models[chat_id]
 
-    def _train(self, chat_id: int, text: TextModel) -> ChatModel | None:
+    def _train(self, chat_id: int, text: Featurizer) -> ChatModel | None:
         with self.database.session() as session:
             rated = feedback.ratings(session, chat_id=chat_id)
             found = papers.get_papers(session, paper_ids=rated)
@@ -146,10 +170,11 @@ class Ranker:
     def rank(self, chat_id: int, candidates: Mapping[int, Paper]) -> dict[int, Score]:
         """The chat's scores for papers (by id); empty when the chat has no model."""
         model = self.model(chat_id)
-        if model is None or self.text is None or not candidates:
+        features = self.features() if model is not None else None
+        if model is None or features is None or not candidates:
             return {}
         ids = list(candidates)
-        vectors = self.text.vectors([candidates[i] for i in ids])
+        vectors = features.vectors([candidates[i] for i in ids])
         values = model.scores(vectors)
         return {
             paper_id: Score(float(values[row]), model.reasons(vectors, row))

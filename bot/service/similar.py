@@ -17,7 +17,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.core.paper import Paper
-from bot.core.relevance import SimilarTo, TextModel, calibrate
+from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.summary import shorten
 from bot.service.feedback import ARXIV_ID
 from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
@@ -68,7 +68,7 @@ class Similar:
         ids = seed_ids(source)
         if isinstance(ids, BadFilter):
             return ids
-        text = self.ranker.text_model()
+        text = self.ranker.features()
         if text is None:
             return BadFilter(source, "too few papers are stored yet to compare with", None)
         with self.database.session() as session:
@@ -120,7 +120,7 @@ class Similar:
         return self.follow(chat_id=chat_id, source=source, max_per_chat=max_per_chat, now=now)
 
     def _scorer(
-        self, text: TextModel, seeds: Sequence[Paper], window: Sequence[Paper]
+        self, text: Featurizer, seeds: Sequence[Paper], window: Sequence[Paper]
     ) -> SimilarTo:
         threshold = calibrate(text, seeds, window, self.share)
         return SimilarTo.from_seeds(text, seeds, threshold)
@@ -134,7 +134,7 @@ class Similar:
             del self.scorers[gone]
         if not filter_ids or not batch:
             return {}
-        text = self.ranker.text_model()
+        text = self.ranker.features()
         if text is None:
             return {}
         missing = sorted(filter_ids - self.scorers.keys())
@@ -149,7 +149,7 @@ class Similar:
                     found[batch[row][0]].append(filter_id)
         return found
 
-    def _refresh(self, session: Session, text: TextModel) -> None:
+    def _refresh(self, session: Session, text: Featurizer) -> None:
         """Scorers built on an older TF-IDF model, rebuilt from their seeds and stored."""
         stale = [f for f, scorer in self.scorers.items() if scorer.fingerprint != text.fingerprint]
         if not stale:
