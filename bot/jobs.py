@@ -4,9 +4,15 @@ line of counts. The same use cases run by hand: `paperbot ingest`, the console's
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Awaitable, Callable
 
 from bot.config import Settings
 from bot.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[Runtime], Awaitable[object]]
 
 DELIVERY_SECONDS = 5
 DIGEST_SECONDS = 30
@@ -33,3 +39,18 @@ async def deliver(runtime: Runtime) -> None:
 
 async def send_digests(runtime: Runtime) -> None:
     await runtime.send_due_digests()
+
+
+async def run(job: Job, runtime: Runtime) -> None:
+    """One run of a job. The database out of reach (restarting, a network cut) fails it with one
+    line in the log, no traceback: nothing is lost (the ledger says what is left) and the next
+    run tries again."""
+    try:
+        await job(runtime)
+    except Exception as error:
+        reason = runtime.database.out_of_reach(error)
+        if reason is None:
+            raise
+        log.warning(
+            "%s: the database is out of reach (%s); the next run tries again", job.__name__, reason
+        )

@@ -14,6 +14,7 @@ import random
 import re
 import select
 import socket
+import sys
 import threading
 import time
 from collections import Counter
@@ -100,6 +101,11 @@ class Chaos:
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # a burst of new connections is not refused
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (killed, or gave up) is not an error here."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class ApiError(Exception):
@@ -555,8 +561,6 @@ class FakeTelegram:
 def main() -> None:
     """Run the server alone (benchmarks use a separate process, so that the bot and the server
     do not share one interpreter): prints its base URL, serves until stdin closes."""
-    import sys
-
     sys.setswitchinterval(1e-4)  # many connection threads: hand the GIL over quickly
     server = FakeTelegram(enforce_limits="--enforce-limits" in sys.argv)
     print(server.start(), flush=True)

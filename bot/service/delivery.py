@@ -20,6 +20,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from sqlalchemy import Connection
+
 from bot.core.buttons import Keyboard
 from bot.core.chat import BEHIND_MORE, Chat, Delivery, Filter
 from bot.core.compose import (
@@ -228,11 +230,14 @@ class Postman:
         """While this process holds chats, their leases are renewed three times a lease."""
         while self.claims:
             await asyncio.sleep(self.lease.total_seconds() / 3)
-            with self.database.connection() as connection:
+
+            def renew(connection: Connection) -> None:
                 until = self.clock() + self.lease
                 leases.renew_chats(
                     connection, chat_ids=list(self.claims), holder=self.holder, until=until
                 )
+
+            await self.database.write(renew)  # a database out of reach is waited for
 
     # -- rounds ------------------------------------------------------------------------------
 
@@ -320,39 +325,39 @@ class Postman:
             rows = [*message.rows, *message.behind]
             ids = [r.id for r in rows]
             if ids != marked:
-                self._mark(ids, "sending")
+                await self._mark(ids, "sending")
             try:
                 sent = await self.sender.send(chat_id, message.text, message.buttons)
             except ChatGone as error:
                 self._chat_gone(chat_id, str(error), report)
                 return
             except ChatMoved as moved:
-                self._mark(ids, "pending")
+                await self._mark(ids, "pending")
                 with self.database.session() as session:
                     chats.move_chat(session, old_id=chat_id, new_id=moved.new_chat_id)
                 log.info("chat %d moved to %d; its deliveries follow", chat_id, moved.new_chat_id)
                 report.waiting += len(rows)
                 return
             except Rejected as error:
-                self._mark(ids, "failed", reason=f"refused by Telegram: {error}")
+                await self._mark(ids, "failed", reason=f"refused by Telegram: {error}")
                 log.error("bug: chat %d: Telegram refused even plain text: %s", chat_id, error)
                 report.failed += len(rows)
                 continue
             report.retries += sent.retries
             if sent.message_id is None:
-                self._mark(ids, "pending")
+                await self._mark(ids, "pending")
                 report.waiting += len(rows)
                 return  # Telegram keeps failing: the rest waits for the next tick, in order
             following = messages[position + 1] if position + 1 < len(messages) else None
             marked = [r.id for r in (*following.rows, *following.behind)] if following else []
             shown = [r.id for r in message.rows]
             behind = [r.id for r in message.behind]
-            self._mark(shown, "sent", message_id=sent.message_id, then_sending=marked)
-            self._mark(behind, "sent", message_id=sent.message_id, reason=BEHIND_MORE)
+            await self._mark(shown, "sent", message_id=sent.message_id, then_sending=marked)
+            await self._mark(behind, "sent", message_id=sent.message_id, reason=BEHIND_MORE)
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
 
-    def _mark(
+    async def _mark(
         self,
         ids: list[int],
         status: str,
@@ -361,9 +366,11 @@ class Postman:
         reason: str | None = None,
         then_sending: Sequence[int] = (),
     ) -> None:
-        """Rows to a new state; `then_sending`: the next message's rows, in the same commit."""
+        """Rows to a new state; `then_sending`: the next message's rows, in the same commit
+        (waiting for a database out of reach: a message that went out is recorded so)."""
         now = self.clock()
-        with self.database.connection() as connection:
+
+        def mark(connection: Connection) -> None:
             deliveries.mark_deliveries(
                 connection,
                 delivery_ids=ids,
@@ -376,6 +383,8 @@ class Postman:
                 deliveries.mark_deliveries(
                     connection, delivery_ids=then_sending, status="sending", now=now
                 )
+
+        await self.database.write(mark)
 
     def _chat_gone(self, chat_id: int, reason: str, report: SendReport) -> None:
         with self.database.session() as session:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,10 +22,12 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import URL, Connection, Engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+log = logging.getLogger(__name__)
 
 
 class StoreError(RuntimeError):
@@ -80,6 +84,30 @@ def _driver_problem(parsed: URL, backend: str, driver: str) -> str | None:
     return None
 
 
+# PostgreSQL's error classes that mean the server, not the statement: a connection exception,
+# insufficient resources (too many connections), an operator's intervention (a shutdown).
+OUT_OF_REACH_STATES = ("08", "53", "57P")
+
+
+def _out_of_reach(error: BaseException) -> str | None:
+    """See `Database.out_of_reach`."""
+    if not isinstance(error, DBAPIError):
+        return None
+    cause = error.orig
+    state = getattr(cause, "sqlstate", None) or ""
+    # psycopg's own errors (no SQLSTATE): a connection that failed, or broke mid-pipeline
+    client_side = isinstance(error, OperationalError) and not state
+    if isinstance(cause, sqlite3.Error) or not (
+        error.connection_invalidated or client_side or state.startswith(OUT_OF_REACH_STATES)
+    ):
+        return None
+    return next(iter(str(cause).splitlines()), "") or type(cause).__name__
+
+
+# Waits between attempts of a write that must not be lost (about half a minute in all).
+WRITE_RETRY_SECONDS = (0.1, 0.25, 0.5, 1, 2, 2, 4, 4, 8, 8)
+
+
 def _file_folder(parsed: URL) -> Path | None:
     """The folder of a SQLite database file; None for PostgreSQL or a database in memory."""
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
@@ -129,6 +157,7 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._held = threading.local()  # the connection `connection()` keeps, per thread
+        self._away_since: float | None = None  # when `write` found the database out of reach
 
     @classmethod
     def open(cls, url: str, *, upgrade: bool | None = None) -> Database:
@@ -210,8 +239,11 @@ class Database:
             try:
                 yield session
                 session.commit()
-            except BaseException:
-                session.rollback()
+            except BaseException as error:
+                if _out_of_reach(error) is not None:  # a broken connection is dropped, not reused
+                    session.invalidate()
+                else:
+                    session.rollback()
                 raise
 
     @contextmanager
@@ -233,11 +265,46 @@ class Database:
         try:
             with held.connection.begin():
                 yield held.connection
-        except BaseException:
+        except BaseException as error:
+            if _out_of_reach(error) is not None and not held.connection.invalidated:
+                held.connection.invalidate()  # broken: dropped, not reset for the pool
             held.connection.close()  # after a failure, start again from the pool
             self._held.value = None
             raise
         held.used = time.monotonic()
+
+    async def write(self, work: Callable[[Connection], object]) -> None:
+        """`work` in one transaction (see `connection`), tried again on a fresh connection while
+        the database is out of reach (a terminated connection, a restart, a network cut), for
+        about half a minute, waiting without holding up the event loop. For writes that record
+        what already happened elsewhere, which are idempotent and must not be lost: what a
+        message Telegram accepted did to the ledger (lost, it would be sent again). The log says
+        once when the database went out of reach and once when it is back."""
+        for wait in (*WRITE_RETRY_SECONDS, None):
+            try:
+                with self.connection() as connection:
+                    work(connection)
+            except DBAPIError as error:
+                reason = _out_of_reach(error)
+                if wait is None or reason is None:
+                    raise
+                if self._away_since is None:
+                    self._away_since = time.monotonic()
+                    log.warning("the database is out of reach (%s): writes wait", reason)
+                await asyncio.sleep(wait)
+                continue
+            if self._away_since is not None:
+                away, self._away_since = time.monotonic() - self._away_since, None
+                log.info("the database is back (writes waited %.1f s)", away)
+            return
+
+    @staticmethod
+    def out_of_reach(error: BaseException) -> str | None:
+        """When the error is the database out of reach (a connection refused, dropped or
+        terminated), not something wrong with the work (which may succeed a moment later): the
+        driver's message, its first line (SQLAlchemy's own repeats the statement). None for
+        any other error."""
+        return _out_of_reach(error)
 
     @property
     def shared(self) -> bool:

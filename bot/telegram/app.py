@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from telegram import BotCommand, ChatMemberUpdated, Update
 from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import TelegramError
+from telegram.error import NetworkError, TelegramError
 from telegram.ext import (
     Application,
     CallbackContext,
@@ -141,6 +141,9 @@ async def on_migration(update: Update, context: Context) -> None:
 
 
 async def on_error(update: object, context: Context) -> None:
+    if update is None and isinstance(context.error, NetworkError):  # polling: Telegram's trouble
+        log.warning("fetching updates from Telegram failed (%s); polling again", context.error)
+        return
     log.error("error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.effective_chat is not None:
         chat_id = update.effective_chat.id
@@ -160,7 +163,7 @@ def _job(
     work: Callable[[Runtime], Awaitable[object]],
 ) -> Callable[[Context], Coroutine[Any, Any, None]]:
     async def callback(context: Context) -> None:
-        await work(context.runtime)
+        await jobs.run(work, context.runtime)
 
     callback.__name__ = work.__name__
     return callback

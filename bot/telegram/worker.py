@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from telegram import Bot
 
@@ -23,15 +23,13 @@ from bot.telegram.transport import TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
 
-Job = Callable[[Runtime], Awaitable[None]]
 
-
-async def every(seconds: float, job: Job, runtime: Runtime, stop: asyncio.Event) -> None:
+async def every(seconds: float, job: jobs.Job, runtime: Runtime, stop: asyncio.Event) -> None:
     """The job, then again each `seconds` until `stop` is set; a failing round is logged and the
     next one comes as usual."""
     while not stop.is_set():
         try:
-            await job(runtime)
+            await jobs.run(job, runtime)
         except Exception:
             log.exception("%s failed; trying again in %s s", job.__name__, seconds)
         with contextlib.suppress(TimeoutError):

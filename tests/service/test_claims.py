@@ -69,7 +69,7 @@ async def test_a_killed_process_leaves_its_chats_after_the_lease(
                            until=now + LEASE)  # fmt: skip
     with any_database.session() as session:
         rows = deliveries.unfinished_deliveries(session, chat_id=1)
-    killed._mark([r.id for r in rows[:3]], "sending")
+    await killed._mark([r.id for r in rows[:3]], "sending")
 
     survivor, carried = process(any_database, clock, "survivor")
     if any_database.shared:  # (SQLite serves one process: there, a start voids all claims)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import Connection, inspect
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
 from bot.store import Database, StoreError
@@ -149,6 +151,40 @@ def test_hot_path_connection_is_kept_and_recovers(any_database: Database) -> Non
             dead.exec_driver_sql("SELECT 1")
     with any_database.connection() as fresh:
         assert fresh.exec_driver_sql("SELECT 1").scalar() == 1
+
+
+async def test_a_write_outlasts_a_connection_that_went_away(
+    any_database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`Database.write` (what a message that went out did to the ledger) is tried again on a
+    fresh connection when the server side went away, and the log says so once; a failure of the
+    work itself is raised at once."""
+    tried: list[Connection] = []
+
+    def work(connection: Connection) -> None:
+        tried.append(connection)
+        connection.exec_driver_sql("UPDATE paper SET title = title")
+
+    def wrong(connection: Connection) -> None:
+        tried.append(connection)
+        connection.exec_driver_sql("UPDATE no_such_table SET x = 1")
+
+    with pytest.raises(DBAPIError) as failed:
+        await any_database.write(wrong)
+    assert len(tried) == 1 and Database.out_of_reach(failed.value) is None
+    if not any_database.shared:
+        return
+    with any_database.connection() as held:  # kept for the next transaction: then terminated
+        pid = int(held.exec_driver_sql("SELECT pg_backend_pid()").scalar())  # type: ignore[arg-type]
+    with any_database.engine.connect() as other:
+        other.exec_driver_sql(f"SELECT pg_terminate_backend({pid})")
+        other.commit()
+    tried.clear()
+    with caplog.at_level(logging.INFO, logger="bot.store.database"):
+        await any_database.write(work)
+    assert len(tried) == 2 and tried[1] is not tried[0]
+    assert "the database is out of reach (" in caplog.text and "writes wait" in caplog.text
+    assert "the database is back" in caplog.text
 
 
 def test_a_second_process_on_one_sqlite_file_is_refused(tmp_path: Path) -> None:
