@@ -121,8 +121,9 @@ def expected_pairs(filters: dict[int, str], day: list[Paper]) -> set[tuple[int, 
 
 @dataclasses.dataclass
 class Ledger:
-    rows: list[tuple[int, str, str, int | None]]  # chat, title, status, message id
-    in_flight: set[tuple[int, str]]  # rows left `sending` (filled in by kills)
+    """The ledger at the end: (chat, title, status, message id) of every row."""
+
+    rows: list[tuple[int, str, str, int | None]]
 
     @classmethod
     def read(cls, url: str, chat_ids: range) -> Ledger:
@@ -133,28 +134,11 @@ class Ledger:
                 stored = papers.get_papers(session, paper_ids={r.paper_id for r in rows})
         finally:
             database.close()
-        return cls(
-            [(r.chat_id, stored[r.paper_id].title, r.status, r.message_id) for r in rows],
-            {(r.chat_id, stored[r.paper_id].title) for r in rows if r.status == "sending"},
-        )
+        return cls([(r.chat_id, stored[r.paper_id].title, r.status, r.message_id) for r in rows])
 
     @property
     def pairs(self) -> set[tuple[int, str]]:
         return {(chat, title) for chat, title, _, _ in self.rows}
-
-
-def all_delivered(url: str, papers_expected: int) -> bool:
-    """Every paper of the day ingested and matched, and every ledger row sent."""
-    database = Database.open(url)
-    try:
-        with database.session() as session:
-            return (
-                papers.count_papers(session) == papers_expected
-                and not papers.unmatched_papers(session, limit=1)
-                and set(deliveries.count_deliveries(session)) <= {"sent"}
-            )
-    finally:
-        database.close()
 
 
 def check_deliveries(
@@ -230,69 +214,17 @@ def stop(process: subprocess.Popen[str], log: Path) -> None:
     assert process.wait(timeout=60) == 0, log.read_text()[-5000:]
 
 
-# -- 1. Telegram's bad minutes ---------------------------------------------------------------------
-
-
-async def test_telegram_failing_at_random_loses_nothing_and_repeats_only_lost_answers(
-    tmp_path: Path, server: FakeTelegram, rng: random.Random
-) -> None:
-    url = f"sqlite:///{tmp_path / 'bot.db'}"
-    filters = subscribe_chats(url, rng)
-    waves = listing_waves(3, per_topic=20)  # 240 papers in three files
-    day = [paper for wave in waves for paper in wave]
-    expected = expected_pairs(filters, day)
-    sending = server.chaos("sendMessage", rate=0.3, seed=rng.randrange(1 << 30))
-    polling = server.chaos(
-        "getUpdates", rate=0.3, seed=rng.randrange(1 << 30), kinds=("429", "500", "502", "reset")
-    )
-    port = free_port()
-    log = tmp_path / "paperbot.log"
-    (tmp_path / "inbox").mkdir()
-    drop_listing(tmp_path, 1, waves[0])
-    process = start(tmp_path, server, url, PAPERBOT_METRICS_PORT=str(port))
-    try:
-        for number, wave in enumerate(waves[1:], 2):  # the next file while the last goes out
-            await server.wait_for(lambda n=number: len(server.sends) >= 25 * (n - 1), timeout=120)
-            drop_listing(tmp_path, number, wave)
-        await server.wait_for(lambda: all_delivered(url, len(day)), timeout=240)
-        server.calm()
-        assert process.poll() is None, "the bot died"
-        assert "Waiting for you: 0 papers" in (await server.reply_to(1, "/status"))["text"]
-        samples = scrape(port)
-    finally:
-        stop(process, log)
-
-    arrived = check_deliveries(server, Ledger.read(url, range(1, CHATS + 1)), expected)
-    repeated = {pair for pair, n in arrived.items() if n > 1}
-    assert set(sending.injected) == {"429", "500", "502", "reset", "drop", "late"}
-    assert repeated and len(server.lost) <= sending.injected["drop"] + sending.injected["late"]
-    errors = {
-        kind: samples[f'paperbot_telegram_errors_total{{kind="{kind}"}}']
-        for kind in ("flood", "server", "network")
-    }
-    assert errors == {
-        "flood": sending.injected["429"],
-        "server": sending.injected["500"] + sending.injected["502"],
-        "network": sum(sending.injected[kind] for kind in ("reset", *ANSWER_LOST)),
-    }
-    assert sum(polling.injected.values()) > 0
-    assert "Traceback" not in log.read_text()
-
-
-# -- 2. Repeated kills -----------------------------------------------------------------------------
-
-
 class Watch:
     """The bot's database as the test reads it while the bot runs."""
 
     def __init__(self, url: str) -> None:
         self.database = Database.open(url)
 
-    def state(self) -> tuple[int, int, int]:
-        """(papers stored, papers not yet matched, ledger rows not yet sent)."""
+    def state(self) -> tuple[int, bool, int]:
+        """(papers stored, whether any is not yet matched, ledger rows not yet sent)."""
         with self.database.session() as session:
             stored = papers.count_papers(session)
-            unmatched = len(papers.unmatched_papers(session, limit=10_000))
+            unmatched = bool(papers.unmatched_papers(session, limit=1))
             unfinished = deliveries.unfinished(deliveries.count_deliveries(session))
         return stored, unmatched, unfinished
 
@@ -316,6 +248,71 @@ class Watch:
 
     def close(self) -> None:
         self.database.close()
+
+
+# -- 1. Telegram's bad minutes ---------------------------------------------------------------------
+
+
+async def test_telegram_failing_at_random_loses_nothing_and_repeats_only_lost_answers(
+    tmp_path: Path, server: FakeTelegram, rng: random.Random
+) -> None:
+    """The fake Bot API fails 30% of sendMessage calls at random (429 with retry_after 1-2 s,
+    500, 502, a reset connection, a dropped answer, an answer later than the bot's 5 s read
+    timeout) and 30% of getUpdates calls, while three listings (240 papers) go to 30 chats.
+    Afterwards: the ledger is what the reference matcher finds, all sent; repeats only in
+    messages whose answer was lost; /metrics counts exactly the faults met; the bot answers a
+    command; no traceback in its log."""
+    url = f"sqlite:///{tmp_path / 'bot.db'}"
+    filters = subscribe_chats(url, rng)
+    waves = listing_waves(3, per_topic=20)  # 240 papers in three files
+    day = [paper for wave in waves for paper in wave]
+    expected = expected_pairs(filters, day)
+    sending = server.chaos("sendMessage", rate=0.3, seed=rng.randrange(1 << 30))
+    polling = server.chaos(
+        "getUpdates", rate=0.3, seed=rng.randrange(1 << 30), kinds=("429", "500", "502", "reset")
+    )
+    port = free_port()
+    log = tmp_path / "paperbot.log"
+    (tmp_path / "inbox").mkdir()
+    drop_listing(tmp_path, 1, waves[0])
+    watch = Watch(url)
+    process = start(tmp_path, server, url, PAPERBOT_METRICS_PORT=str(port))
+    try:
+        for number, wave in enumerate(waves[1:], 2):  # the next file while the last goes out
+            await server.wait_for(lambda n=number: len(server.sends) >= 25 * (n - 1), timeout=120)
+            drop_listing(tmp_path, number, wave)
+        await server.wait_for(lambda: watch.state() == (len(day), False, 0), timeout=240)
+        server.calm()
+        assert process.poll() is None, "the bot died"
+        assert "Waiting for you: 0 papers" in (await server.reply_to(1, "/status"))["text"]
+        samples = scrape(port)
+    finally:
+        watch.close()
+        stop(process, log)
+
+    arrived = check_deliveries(server, Ledger.read(url, range(1, CHATS + 1)), expected)
+    repeated = {pair for pair, n in arrived.items() if n > 1}
+    print(
+        f"{len(server.messages)} messages, {len(server.lost)} answers lost, "
+        f"{len(repeated)} (chat, paper) twice; faults {dict(sending.injected)}, "
+        f"polling faults {dict(polling.injected)}"
+    )
+    assert set(sending.injected) == {"429", "500", "502", "reset", "drop", "late"}
+    assert repeated and len(server.lost) <= sending.injected["drop"] + sending.injected["late"]
+    errors = {
+        kind: samples[f'paperbot_telegram_errors_total{{kind="{kind}"}}']
+        for kind in ("flood", "server", "network")
+    }
+    assert errors == {
+        "flood": sending.injected["429"],
+        "server": sending.injected["500"] + sending.injected["502"],
+        "network": sum(sending.injected[kind] for kind in ("reset", *ANSWER_LOST)),
+    }
+    assert sum(polling.injected.values()) > 0
+    assert "Traceback" not in log.read_text()
+
+
+# -- 2. Repeated kills -----------------------------------------------------------------------------
 
 
 KILLS = ["ingest", "planning"] * 3 + ["delivery", "in flight"] * 2  # each before a restart
@@ -351,20 +348,23 @@ async def test_killed_again_and_again_delivers_everything_once_but_what_was_in_f
         process = start(tmp_path, server, url, log="final")
         try:
             await wait_until(
-                lambda: watch.state() == (dropped, 0, 0), timeout=180, what="the rest delivered"
+                lambda: watch.state() == (dropped, False, 0), timeout=180, what="the rest delivered"
             )
         finally:
             stop(process, tmp_path / "final.log")
     finally:
         watch.close()
-    print("kills (chosen as, work left):", phases)
+    print("kills (chosen as, work left):", phases, f"{len(in_flight)} rows in flight")
     arrived = check_deliveries(server, Ledger.read(url, range(1, CHATS + 1)), expected, in_flight)
     assert len(phases) >= 10
     left = Counter(where for _, where in phases)
-    assert left["ingest"] + left["planning"] >= 1 and left["delivery"] >= 3, phases
-    assert any(n > 1 for n in arrived.values()) or not in_flight
-    for log in tmp_path.glob("*.log"):
-        assert "Traceback" not in log.read_text(), log.name
+    assert left["ingest"] + left["planning"] >= 1, f"no kill before a listing was matched: {phases}"
+    assert len(phases) - left["idle"] >= 5, f"most kills should find work left: {phases}"
+    logs = {log.name: log.read_text() for log in tmp_path.glob("*.log")}
+    assert not [name for name, written in logs.items() if "Traceback" in written]
+    if in_flight:  # some start found them and said so
+        assert any("in flight at the last stop: resending" in w for w in logs.values())
+        assert any(n > 1 for n in arrived.values())
 
 
 async def kill_at(
@@ -377,28 +377,33 @@ async def kill_at(
     number: int,
     dropped: int,
 ) -> None:
-    """One run of the bot, SIGKILLed at the moment `kill` says."""
+    """One run of the bot, SIGKILLed at the moment `kill` says (`dropped`: papers in the inbox
+    so far; a run with nothing left to do is killed at once)."""
     started, sends = len(server.calls_to("getMe")), len(server.sends)
+
+    def done() -> bool:
+        return watch.state() == (dropped, False, 0)
+
     stored = watch.state()[0]
     held = server.fail("sendMessage", "hold") if kill == "in flight" else None
     process = start(tmp_path, server, url, log=f"run-{number}")
     try:
         await server.wait_for(lambda: len(server.calls_to("getMe")) > started, timeout=120)
         if kill == "ingest":  # a random moment while the new listing is read and matched
-            await asyncio.sleep(rng.uniform(0, 2.0))
+            await asyncio.sleep(rng.uniform(0, 1.0))
         elif kill == "planning":  # its papers stored: matching them now
             await wait_until(lambda: watch.state()[0] > stored, timeout=60, what="papers stored")
         elif kill == "delivery":
             most = rng.randint(1, 25)
             await wait_until(
-                lambda: len(server.sends) - sends >= most or watch.state()[1:] == (0, 0),
+                lambda: len(server.sends) - sends >= most or done(),
                 timeout=60,
                 what=f"{most} messages sent",
             )
         else:
             assert held is not None
             await wait_until(
-                lambda: held.holding > 0 or watch.state()[1:] == (0, 0),
+                lambda: held.holding > 0 or done(),
                 timeout=60,
                 what="a message in flight",
             )
@@ -546,7 +551,7 @@ async def test_database_connections_killed_and_unreachable_for_seconds(
 
         async def delivered(papers_so_far: int) -> None:
             await wait_until(
-                lambda: watch.state() == (papers_so_far, 0, 0), timeout=180, what="all sent"
+                lambda: watch.state() == (papers_so_far, False, 0), timeout=180, what="all sent"
             )
 
         drop_listing(tmp_path, 1, waves[0])
@@ -568,6 +573,7 @@ async def test_database_connections_killed_and_unreachable_for_seconds(
         stop(process, log)
         proxy.close()
     check_deliveries(server, Ledger.read(POSTGRES_URL, range(1, CHATS + 1)), expected, set())
+    print(f"{terminated} connections terminated, {len(server.messages)} messages")
     assert terminated >= 5
     written = log.read_text()
     assert "Traceback" not in written
