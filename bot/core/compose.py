@@ -16,7 +16,7 @@ from datetime import date
 
 from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
-from bot.core.highlight import Highlight, highlights, merge_highlights
+from bot.core.highlight import Analysed, Highlight, highlights, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
 from bot.core.render import (
@@ -35,16 +35,19 @@ REMOVED = "a filter since removed"
 
 
 class FilterMarks:
-    """The words a filter matched in a paper. Many chats share popular filters, and a digest
-    round meets the same (filter, paper) pair once per chat, so answers are remembered."""
+    """The words a filter matched in a paper. Many chats share popular filters and a digest
+    round meets the same papers once per chat, so filters are parsed and texts analysed once,
+    and answers for a (filter, paper) pair are remembered (`remembered` of each: a day's papers'
+    titles and abstracts fit)."""
 
     def __init__(self, parse: Callable[[str], Node], remembered: int = 4096) -> None:
-        self._parse = parse
+        self._parse = functools.lru_cache(maxsize=remembered)(parse)
+        self._analyse = functools.lru_cache(maxsize=2 * remembered)(Analysed)
         self.of = functools.lru_cache(maxsize=remembered)(self._of)
 
     def _of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
         try:
-            return tuple(highlights(self._parse(source), paper))
+            return tuple(highlights(self._parse(source), paper, self._analyse))
         except InvalidQuery:  # kept from a laxer paperbot: the paper is still sent, unmarked
             return ()
 
