@@ -1,16 +1,29 @@
 """Matching throughput of the indexed matcher against the plain reference matcher.
 
     python bench/match.py --filters 1000000 --papers 2000 --json
+    python bench/match.py --write-filters /tmp/realistic.txt --filters 1000000
+    python bench/match.py --filters-file /tmp/realistic.txt --json \\
+        --listing ../shared/data/arxiv-days-2025/2025-05-2[012].jsonl
 
-Papers are the bundled seeds and samples, repeated and varied: every content word may be swapped
-for one of its variants (`model` -> `qxmodel`), drawn from a Zipf law, so the generated corpus has
-a long-tailed vocabulary like arXiv's instead of the few thousand words of the seeds. Filters are
-drawn from the same vocabulary in the shapes people write: single words, two- and three-word
-phrases taken from the papers' own text, AND of two or three parts, OR groups, a negative part,
-field prefixes (ti:, abs:, au:), prefixes with `*`, and a category with a word.
+Two populations. Generated (the default): sparse, about 200 matches per paper at a million
+filters. Realistic (`--filters-file` and `--listing`): real filters or ones written by
+`--write-filters` (bench/day.py's FilterMaker: the shapes people write, topics drawn from real
+titles by a Zipf law, so popular topics are followed by many people in the same words), over real
+listing files or days of ../shared/data/arxiv-days-2025 (JSONL); dense, thousands of matches per
+paper. `matches_per_second` is what both are compared by.
+
+Generated papers are the bundled seeds and samples, repeated and varied: every content word may
+be swapped for one of its variants (`model` -> `qxmodel`), drawn from a Zipf law, so the generated
+corpus has a long-tailed vocabulary like arXiv's instead of the few thousand words of the seeds.
+Generated filters are drawn from the same vocabulary in the shapes people write: single words,
+two- and three-word phrases taken from the papers' own text, AND of two or three parts, OR
+groups, a negative part, field prefixes (ti:, abs:, au:), prefixes with `*`, and a category with
+a word.
 
 The reference is the plain matcher (tests/reference_matcher.py: one filter at a time, straight
 from the query tree) timed on a sample of the papers against every filter and scaled linearly.
+With real listings, the term frequencies that anchor the filters come from the listed papers
+themselves (the bot takes them from the papers it stored, the day's included).
 """
 
 from __future__ import annotations
@@ -23,15 +36,17 @@ import resource
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.digest import read_day  # noqa: E402
 from bot.core.analysis import fold_word  # noqa: E402
 from bot.core.listings import parse_listing  # noqa: E402
 from bot.core.matcher import FilterIndex, term_frequencies  # noqa: E402
 from bot.core.paper import Paper  # noqa: E402
-from bot.core.query import parse_query  # noqa: E402
+from bot.core.query import canonical, parse_query  # noqa: E402
 from bot.memory import prefer_huge_pages  # noqa: E402
 from tests import reference_matcher  # noqa: E402
 
@@ -235,11 +250,136 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+# -- realistic populations: real listings, and filters from a file ---------------------------
+
+
+def listed_papers(paths: list[Path]) -> list[Paper]:
+    """The papers of listing files (any format parse_listing reads) and of real days in JSONL (as
+    ../shared/data/arxiv-days-2025 holds them), each paper once (by arXiv id, else title)."""
+    found: dict[str, Paper] = {}
+    for path in paths:
+        if path.suffix == ".jsonl":
+            papers = read_day(path)
+        else:
+            papers = parse_listing(path.read_bytes(), source=path.name).papers
+        for paper in papers:
+            found.setdefault(paper.arxiv_id or paper.title_key, paper)
+    return list(found.values())
+
+
+def filters_from_file(path: Path, count: int | None) -> list[str]:
+    """One filter a line (blank lines and # comments skipped); the first `count` if given."""
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    sources = [line for line in lines if line and not line.startswith("#")]
+    if count is not None and count > len(sources):
+        raise SystemExit(f"--filters {count}: {path} holds {len(sources)} filters")
+    return sources[:count]
+
+
+def write_filters(path: Path, count: int, args: argparse.Namespace) -> None:
+    """`count` filters written as bench/day.py makes them (its FilterMaker, topics from the real
+    days' titles by a Zipf law), dealt out to chats of ten, each chat's distinct."""
+    from bench.day import FilterMaker as RealisticFilters  # (imports bench.match: not at the top)
+    from bench.day import generated_filters, real_papers
+
+    maker = RealisticFilters(
+        real_papers(args.data), random.Random(args.seed), args.zipf_exponent, args.zipf_offset
+    )
+    per_chat = 10
+    chats = generated_filters(maker, -(-count // per_chat), per_chat)
+    sources = [source for chat in chats for source in chat][:count]
+    path.write_text("".join(source + "\n" for source in sources))
+    distinct = len({canonical(parse_query(source)) for source in sources})
+    print(f"{path}: {len(sources)} filters, {distinct} distinct", file=sys.stderr)
+
+
+def population(args: argparse.Namespace) -> tuple[list[Paper], dict[str, float], list[str]]:
+    """The papers to match, the term frequencies to anchor with, and the filters."""
+    rng = random.Random(args.seed)
+    vocabulary = Vocabulary(rng, args.variants)
+    if args.listing:
+        papers = listed_papers(args.listing)
+        frequency = term_frequencies(papers)
+    else:
+        papers = generate_papers(args.papers, vocabulary, base_papers())
+    if args.filters_file:
+        sources = filters_from_file(args.filters_file, args.filters)
+    if args.listing and args.filters_file:
+        return papers, frequency, sources
+    # Yesterday's papers: the filters' vocabulary, and the term frequencies the index uses to
+    # anchor each filter on its rarest part (the bot takes them from the papers it stored).
+    yesterday = generate_papers(args.vocabulary_papers, vocabulary, base_papers())
+    if not args.listing:
+        frequency = term_frequencies(yesterday)
+    if not args.filters_file:
+        maker = FilterMaker(rng, yesterday)
+        sources = [maker.make() for _ in range(args.filters or 100_000)]
+    return papers, frequency, sources
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def reference(
+    papers: list[Paper], sources: list[str], results: list[list[int]], evaluations: int
+) -> dict[str, Any]:
+    """The plain matcher on a sample (papers x filters, at most `evaluations` pairs), its time
+    scaled linearly to all papers and all filters, and whether the index found the same."""
+    paper_sample = max(1, min(len(papers), evaluations // len(sources)))
+    filter_sample = min(len(sources), evaluations // paper_sample)
+    nodes = [parse_query(s) for s in sources[:filter_sample]]
+    start = time.perf_counter()
+    reference_pairs = [
+        (p, f)
+        for p, paper in enumerate(papers[:paper_sample])
+        for f, node in enumerate(nodes)
+        if reference_matcher.matches(node, paper)
+    ]
+    sample_seconds = time.perf_counter() - start
+    scale = (len(papers) / paper_sample) * (len(sources) / filter_sample)
+    indexed_pairs = [
+        (p, f) for p, hits in enumerate(results[:paper_sample]) for f in hits if f < filter_sample
+    ]
+    return {
+        "reference_seconds": round(sample_seconds * scale, 1),
+        "reference_matches_per_second": round(len(reference_pairs) / sample_seconds),
+        "reference_sample": f"first {paper_sample} of {len(papers)} papers against the first "
+        f"{filter_sample} of {len(sources)} filters, scaled by {scale:.0f}",
+        "agree_on_sample": reference_pairs == indexed_pairs,
+        "sample_matches": len(reference_pairs),
+    }
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--filters", type=int, default=100_000)
-    parser.add_argument("--papers", type=int, default=2_000)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--filters",
+        type=int,
+        help="how many filters (generated: default 100,000; from a file: the first N, else all)",
+    )
+    parser.add_argument("--papers", type=int, default=2_000, help="generated papers")
     parser.add_argument("--variants", type=int, default=10_000, help="variants per content word")
+    parser.add_argument(
+        "--filters-file", type=Path, metavar="F", help="the filters, one a line (# comments)"
+    )
+    parser.add_argument(
+        "--listing",
+        type=Path,
+        nargs="+",
+        metavar="PATH",
+        help="listing files or JSONL days to match, instead of generated papers",
+    )
+    parser.add_argument(
+        "--write-filters",
+        type=Path,
+        metavar="F",
+        help="write --filters realistic filters (bench/day.py's) to F, and stop",
+    )
+    parser.add_argument("--data", type=Path, help="the real days --write-filters draws from")
+    parser.add_argument("--zipf-exponent", type=float, default=1.0, help="as bench/day.py")
+    parser.add_argument("--zipf-offset", type=float, default=50.0, help="as bench/day.py")
     parser.add_argument(
         "--reference-evaluations",
         type=int,
@@ -250,7 +390,7 @@ def main() -> None:
         "--vocabulary-papers",
         type=int,
         default=3_000,
-        help="size of the separate corpus the filters' vocabulary comes from",
+        help="size of the separate corpus the generated filters' vocabulary comes from",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -258,17 +398,12 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args()
+    if args.write_filters:
+        args.data = args.data or ROOT.parent / "shared" / "data" / "arxiv-days-2025"
+        write_filters(args.write_filters, args.filters or 100_000, args)
+        return
 
-    rng = random.Random(args.seed)
-    vocabulary = Vocabulary(rng, args.variants)
-    papers = generate_papers(args.papers, vocabulary, base_papers())
-    # Yesterday's papers: the filters' vocabulary, and the term frequencies the index uses to
-    # anchor each filter on its rarest part (the bot takes them from the papers it stored).
-    yesterday = generate_papers(args.vocabulary_papers, vocabulary, base_papers())
-    maker = FilterMaker(rng, yesterday)
-    frequency = term_frequencies(yesterday)
-    del yesterday
-    sources = [maker.make() for _ in range(args.filters)]
+    papers, frequency, sources = population(args)
     gc.collect()
     rss_before = peak_rss_mb()
 
@@ -285,62 +420,54 @@ def main() -> None:
     huge_pages = prefer_huge_pages() if not args.no_huge_pages else 0  # as the bot does, too
     huge_pages_seconds = time.perf_counter() - start
 
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     results = index.match(papers)
     match_seconds = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     # Again, with the word-analysis memo warm: a running bot has seen most words before, while
     # the generated variants make nearly every paper bring dozens of words never seen.
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     index.match(papers)
     warm_seconds = time.perf_counter() - start
+    warm_cpu_seconds = time.process_time() - cpu_start
     matches = sum(len(hits) for hits in results)
     peak = peak_rss_mb()
-
-    # The reference: the plain matcher on a sample (papers x filters, at most
-    # --reference-evaluations pairs), scaled linearly to all papers and all filters.
-    paper_sample = max(1, min(len(papers), args.reference_evaluations // len(sources)))
-    filter_sample = min(len(sources), args.reference_evaluations // paper_sample)
-    nodes = [parse_query(s) for s in sources[:filter_sample]]
-    start = time.perf_counter()
-    reference_pairs = [
-        (p, f)
-        for p, paper in enumerate(papers[:paper_sample])
-        for f, node in enumerate(nodes)
-        if reference_matcher.matches(node, paper)
-    ]
-    reference_sample_seconds = time.perf_counter() - start
-    scale = (len(papers) / paper_sample) * (len(sources) / filter_sample)
-    reference_seconds = reference_sample_seconds * scale
-    indexed_pairs = [
-        (p, f) for p, hits in enumerate(results[:paper_sample]) for f in hits if f < filter_sample
-    ]
+    checked = reference(papers, sources, results, args.reference_evaluations)
 
     figures = {
         "calibration_seconds": calibration_seconds(),
         "filters": len(sources),
+        "distinct_filters": len({canonical(parse_query(s)) for s in sources}),
         "papers": len(papers),
         "build_seconds": round(build_seconds, 2),
         "huge_pages_mb": huge_pages >> 20,
         "huge_pages_seconds": round(huge_pages_seconds, 2),
+        "seconds": round(match_seconds, 3),
         "match_seconds": round(match_seconds, 3),
         "match_seconds_warm": round(warm_seconds, 3),
+        # CPU time of this process: on a shared machine, what other work takes drops out
+        "match_cpu_seconds": round(cpu_seconds, 3),
+        "match_cpu_seconds_warm": round(warm_cpu_seconds, 3),
         "papers_per_second": round(len(papers) / match_seconds),
         "matches": matches,
         "matches_per_paper": round(matches / len(papers), 1),
+        "matches_per_second": round(matches / match_seconds),
+        "matches_per_second_warm": round(matches / warm_seconds),
+        "matches_per_cpu_second": round(matches / cpu_seconds),
         "peak_rss_mb": peak,
         "rss_before_index_mb": rss_before,
-        "reference_seconds": round(reference_seconds, 1),
-        "reference_sample": f"first {paper_sample} of {len(papers)} papers against the first "
-        f"{filter_sample} of {len(sources)} filters, scaled by {scale:.0f}",
-        "speedup": round(reference_seconds / match_seconds, 1),
-        "agree_on_sample": reference_pairs == indexed_pairs,
-        "sample_matches": len(reference_pairs),
+        **checked,
+        "speedup": round(checked["reference_seconds"] / match_seconds, 1),
+        "data": {
+            "papers": ", ".join(map(str, args.listing)) if args.listing else "generated",
+            "filters": str(args.filters_file) if args.filters_file else "generated",
+        },
     }
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
         for key, value in figures.items():
-            print(f"{key:22} {value}")
+            print(f"{key:24} {value}")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ TEXT_PAIR, TEXT_PREFIX, AUTHOR_PREFIX, CATEGORY = (
     AnchorKind.AUTHOR_PREFIX,
     AnchorKind.CATEGORY,
 )
+TITLE_PREFIX = AnchorKind.TITLE_PREFIX
 
 
 def anchors(source: str, frequency: dict[str, float] | None = None) -> list[Anchor] | None:
@@ -55,6 +56,7 @@ def anchors(source: str, frequency: dict[str, float] | None = None) -> list[Anch
         (AnchorKind.AUTHOR_PAIR, AUTHOR, "pair"),
         (AnchorKind.TEXT_PREFIX, TEXT, "prefix"),
         (AnchorKind.AUTHOR_PREFIX, AUTHOR, "prefix"),
+        (AnchorKind.TITLE_PREFIX, TITLE, "prefix"),
         (AnchorKind.CATEGORY, 0, "category"),
     ],
 )
@@ -71,11 +73,11 @@ def test_the_kind_for_a_shape_in_fields() -> None:
         TEXT: AnchorKind.TEXT_PAIR,
         AUTHOR: AnchorKind.AUTHOR_PAIR,
     }
-    assert PREFIX_KINDS == {TEXT: TEXT_PREFIX, AUTHOR: AUTHOR_PREFIX}
+    assert PREFIX_KINDS == {TEXT: TEXT_PREFIX, AUTHOR: AUTHOR_PREFIX, TITLE: TITLE_PREFIX}
 
 
 def test_kinds_number_the_posting_dicts_from_zero() -> None:
-    assert [int(kind) for kind in AnchorKind] == list(range(9))
+    assert [int(kind) for kind in AnchorKind] == list(range(10))
 
 
 @pytest.mark.parametrize(
@@ -121,7 +123,8 @@ def test_kinds_number_the_posting_dicts_from_zero() -> None:
         ("abs:alpha", None, [(TEXT_TERM, "alpha")]),
         ("ti:alpha", None, [(TITLE_TERM, "alpha")]),
         ("distill*", None, [(TEXT_PREFIX, "distill")]),
-        ("ti:distill*", None, [(TEXT_PREFIX, "distill")]),
+        ("ti:distill*", None, [(TITLE_PREFIX, "distill")]),
+        ("abs:distill*", None, [(TEXT_PREFIX, "distill")]),
         ("au:lee*", None, [(AUTHOR_PREFIX, "lee")]),
         # A phrase ending in a prefix: its full words as a phrase's, never the prefix.
         ("fine-tun*", {"fine": 0.3}, [(TEXT_TERM, "fine")]),
@@ -162,11 +165,14 @@ def test_cost_of_a_rare_word_is_below_a_common_one() -> None:
         ('"alpha beta"', True),
         ('"alpha beta gamma"', False),  # found through one pair
         ("distill*", True),
-        ("ti:distill*", False),  # probed in the whole text
+        ("ti:distill*", True),
+        ("abs:distill*", False),  # filed with the whole text
         ("fine-tun*", False),  # the prefix is left to check
         ("cat:math", True),
         ("alpha beta", False),
-        ("alpha OR beta", False),
+        ("alpha OR beta", True),  # a hit on one is a match of that one
+        ('alpha OR "beta gamma delta"', False),
+        ("(alpha OR cat:cs.LG) OR au:lee", True),
     ],
 )
 def test_exact_programs(source: str, exact: bool) -> None:

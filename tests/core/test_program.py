@@ -120,4 +120,3 @@ def test_anchored_checks_only_its_rest() -> None:
     """Its part is taken as passed: the index only runs it on candidates that hold the part."""
     program = Anchored(WordTest(TEXT, "graph"), CategoryTest(("cs.lg",)))
     assert run(program, Document(PAPER))
-    assert program.whole() == AllOf((WordTest(TEXT, "graph"), CategoryTest(("cs.lg",))))

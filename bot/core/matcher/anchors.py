@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Mapping
 from enum import IntEnum
-from typing import TypeGuard
 
 from bot.core.analysis import analyse_words
 from bot.core.matcher.document import ABSTRACT, AUTHOR, TEXT, TITLE
@@ -39,10 +38,11 @@ from bot.core.paper import Paper
 class AnchorKind(IntEnum):
     """What an anchor's key is, and so where a paper's keys are looked up: the terms, or the
     adjacent term pairs, of the title, of the whole text or of the authors; prefixes of the
-    text's or the authors' folded words; category keys. Abstract-only leaves are filed with the
-    whole text (and checked), which spares every paper a lookup of its abstract's terms and
-    pairs; title-only ones have kinds of their own (titles are short, cheap to look up). The
-    index keeps one dict of posting lists per kind, at the kind's value."""
+    folded words of the same; category keys. Abstract-only leaves are filed with the whole text
+    (and checked), which spares every paper a lookup of its abstract's terms, pairs and
+    prefixes; title-only ones have kinds of their own (titles are short, cheap to look up: with
+    its own kind, `ti:agent*` is found without a check, which on realistic filters was a sixth
+    of the checks). The index keeps one dict of postings per kind, at the kind's value."""
 
     # What each member knows, as plain attributes (set once, in __new__): the field bits whose
     # terms, pairs or folded words a paper is looked up in (0 for a category), and the shape of
@@ -71,6 +71,7 @@ class AnchorKind(IntEnum):
     TEXT_PREFIX = 6, TEXT, "prefix"
     AUTHOR_PREFIX = 7, AUTHOR, "prefix"
     CATEGORY = 8, 0, "category"
+    TITLE_PREFIX = 9, TITLE, "prefix"
 
 
 # The kind for a term, a pair or a prefix in given fields (TITLE, TEXT or AUTHOR).
@@ -93,9 +94,7 @@ def leaf_anchors(leaf: Leaf, frequency: Mapping[str, float]) -> list[Anchor]:
     if isinstance(leaf, CategoryTest):
         return [(AnchorKind.CATEGORY, key) for key in leaf.keys]
     if isinstance(leaf, PrefixTest):
-        # Prefixes are probed in the text as a whole: any text field files under TEXT_PREFIX.
-        fields = leaf.fields | TEXT if leaf.fields & TEXT else leaf.fields
-        return _field_anchors(fields, leaf.prefix, PREFIX_KINDS)
+        return _field_anchors(leaf.fields, leaf.prefix, PREFIX_KINDS)
     pairs = zip(leaf.terms, leaf.terms[1:])  # noqa: B905
     first, second = min(
         pairs, key=lambda p: min(word_cost(p[0], frequency), word_cost(p[1], frequency))
@@ -123,7 +122,7 @@ def cost(anchors: Iterable[Anchor], frequency: Mapping[str, float]) -> float:
         if kind.is_category:
             total += 0.6 if key.endswith(".") else 0.3  # an archive, or one subject
         elif kind.is_prefix:
-            total += 3 * word_cost(key, frequency)
+            total += 3 * word_cost(key, frequency) * (0.3 if kind.fields == TITLE else 1.0)
         else:
             if kind.is_pair:
                 first, second = key.split(" ")
@@ -176,11 +175,13 @@ def anchors_of(program: Program, frequency: Mapping[str, float]) -> list[Anchor]
     return anchors_of(program.part, frequency)
 
 
-def is_exact(program: Program) -> TypeGuard[Leaf]:
-    """A hit on the program's anchors is a match: a lone word, two-word phrase or category, or a
-    prefix in the whole text or the authors (prefixes are probed in the text as a whole), except
-    in the abstract alone (filed with the whole text). An exact program's anchors never depend on
-    frequencies."""
+def is_exact(program: Program) -> bool:
+    """A hit on the program's anchors is a match: a lone word, two-word phrase, prefix or
+    category, except in the abstract alone (filed with the whole text); or an OR of such
+    programs (its anchors are theirs, and a hit on one of them is a match of that part). An
+    exact program's anchors never depend on frequencies."""
+    if isinstance(program, AnyOf):
+        return all(map(is_exact, program.parts))
     if isinstance(program, CategoryTest):
         return True
     if isinstance(program, WordTest):
@@ -188,7 +189,7 @@ def is_exact(program: Program) -> TypeGuard[Leaf]:
     if isinstance(program, PhraseTest):
         return len(program.terms) == 2 and program.fields & TEXT != ABSTRACT
     if isinstance(program, PrefixTest):
-        return program.fields & TEXT in (0, TEXT)
+        return program.fields & TEXT != ABSTRACT
     return False
 
 
@@ -201,13 +202,51 @@ def anchor_program(
     anchors = anchors_of(program, frequency)
     if anchors is None:
         return program, ()
-    if isinstance(program, AllOf):
-        parts = program.parts
-        for i, part in enumerate(parts):
-            if is_exact(part) and leaf_anchors(part, frequency) == anchors:
-                rest = parts[:i] + parts[i + 1 :]
-                return Anchored(part, rest[0] if len(rest) == 1 else AllOf(rest)), tuple(anchors)
+    parts = _and_parts(program)
+    for i, part in enumerate(parts):
+        if is_exact(part) and anchors_of(part, frequency) == anchors:
+            rest = parts[:i] + parts[i + 1 :]
+            return Anchored(part, rest[0] if len(rest) == 1 else AllOf(rest)), tuple(anchors)
     return program, tuple(anchors)
+
+
+def _and_parts(program: Program) -> tuple[Program, ...]:
+    """The parts of an AND (none if it is not one). An AND of plain words compiled to one set
+    test (`alpha beta`, `alpha -beta`) comes back as its two parts when it has two, so that it
+    can be kept as Anchored and filed as a pair (see `pair_anchors`)."""
+    if isinstance(program, AllOf):
+        return program.parts
+    if isinstance(program, AllWords | WordsBut):
+        parts: tuple[Program, ...] = tuple(
+            WordTest(program.fields, word) for word in sorted(program.words)
+        )
+        if isinstance(program, WordsBut) and program.excluded:
+            parts += (NoWords(program.fields, program.excluded),)
+        return parts if len(parts) == 2 else ()
+    return ()
+
+
+def pair_anchors(program: Program) -> tuple[tuple[Anchor, ...], bool] | None:
+    """For an AND of an exact part and one more exact part (or the NOT of one), kept as
+    Anchored(part, rest) and filed under the part's anchors: the rest's anchors, and whether a
+    match must lack them. A paper that holds the part then matches when it holds one of the
+    rest's anchors (negated: none of them), so the index looks them up among the paper's keys
+    instead of checking the filter. None for any other program, and for a rest (not negated)
+    with a prefix among its anchors: the index finds those of a paper's prefixes only that
+    something is filed under, and files a pair under its first part."""
+    if not isinstance(program, Anchored):
+        return None
+    rest, negated = program.rest, False
+    if isinstance(rest, NotTest):
+        rest, negated = rest.part, True
+    elif isinstance(rest, NoWords):
+        rest, negated = AnyOf(tuple(WordTest(rest.fields, w) for w in sorted(rest.words))), True
+    if not is_exact(rest):
+        return None
+    anchors = anchors_of(rest, {})  # an exact program's anchors need no frequencies
+    if anchors is None or (not negated and any(kind.is_prefix for kind, _ in anchors)):
+        return None
+    return tuple(anchors), negated
 
 
 def term_frequencies(papers: Iterable[Paper]) -> dict[str, float]:

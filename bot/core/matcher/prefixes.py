@@ -10,7 +10,7 @@ forgotten whenever a prefix comes or goes.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Container, Set
 
 HEAD = 5  # prefixes this long or longer are grouped by their first HEAD letters
 WORD_MEMO_LIMIT = 1_000_000  # words whose hits are remembered, before starting over
@@ -30,8 +30,8 @@ class IndexedPrefixes:
 
     __slots__ = ("postings", "heads", "lengths", "memo", "memo_limit")
 
-    def __init__(self, postings: dict[str, list[int]], memo_limit: int = WORD_MEMO_LIMIT) -> None:
-        self.postings = postings  # prefix -> filter ids: the index's own dict for this kind
+    def __init__(self, postings: Container[str], memo_limit: int = WORD_MEMO_LIMIT) -> None:
+        self.postings = postings  # the prefixes filed: the index's own dict for this kind
         self.heads: dict[str, list[str]] = {}  # first HEAD letters -> the long prefixes
         self.lengths: dict[int, int] = {}  # length below HEAD -> how many prefixes have it
         # A plain dict: set operations take their C path only with an exact dict.

@@ -7,8 +7,10 @@ set test per field set (AllWords, NoWords, WordsBut), and the index files an AND
 an exact part as Anchored, which checks only the rest. Programs are values: nothing changes one
 once compiled.
 
-The classes are slotted dataclasses: equality and a readable repr for tests, and slots, which keep
-a leaf at 48 bytes (the tuple it replaced took 64) and each attribute one indexed load away.
+The classes are slotted, frozen dataclasses: equality and a readable repr for tests; a hash, so
+that the index files a filter many people wrote in the same words once (a dict keyed by program);
+and slots, which keep a leaf at 48 bytes (the tuple it replaced took 64) and each attribute one
+indexed load away. Frozen costs nothing when matching: only building a program is slower.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ class Program:
 # -- leaves --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class WordTest(Program):
     fields: int
     term: str
@@ -41,7 +43,7 @@ class WordTest(Program):
         return self.term in doc.terms[self.fields]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class PhraseTest(Program):
     fields: int
     terms: tuple[str, ...]  # two or more
@@ -50,7 +52,7 @@ class PhraseTest(Program):
         return doc.has_phrase(self.fields, self.terms)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class PrefixTest(Program):
     fields: int
     prefix: str
@@ -59,7 +61,7 @@ class PrefixTest(Program):
         return doc.has_prefix(self.fields, self.prefix)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class PhrasePrefixTest(Program):
     """fine-tun*: the full words in order (as terms), then a word starting with the prefix."""
 
@@ -71,7 +73,7 @@ class PhrasePrefixTest(Program):
         return doc.has_phrase_prefix(self.fields, self.terms, self.prefix)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class CategoryTest(Program):
     keys: tuple[str, ...]  # the keys of Document.categories any of which matches
 
@@ -82,7 +84,7 @@ class CategoryTest(Program):
 # -- combinations --------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class AllOf(Program):
     parts: tuple[Program, ...]
 
@@ -93,7 +95,7 @@ class AllOf(Program):
         return True
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class AnyOf(Program):
     parts: tuple[Program, ...]
 
@@ -104,7 +106,7 @@ class AnyOf(Program):
         return False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class NotTest(Program):
     part: Program
 
@@ -114,7 +116,7 @@ class NotTest(Program):
 
 # Words an AND needs all of, or none of, in the same fields: one C-level set test each; and both
 # at once, for an AND of nothing but words and negated words on the same fields.
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class AllWords(Program):
     fields: int
     words: frozenset[str]
@@ -123,7 +125,7 @@ class AllWords(Program):
         return self.words <= doc.terms[self.fields]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class NoWords(Program):
     fields: int
     words: frozenset[str]
@@ -132,7 +134,7 @@ class NoWords(Program):
         return doc.terms[self.fields].isdisjoint(self.words)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class WordsBut(Program):
     fields: int
     words: frozenset[str]
@@ -143,22 +145,17 @@ class WordsBut(Program):
         return self.words <= terms and terms.isdisjoint(self.excluded)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Anchored(Program):
     """An AND as the index files it when its anchors come from a part that holds for every
     paper that has them (an exact part): a candidate passed that part already, only the rest is
-    left to check. `whole` gives the AND back, for choosing its anchors anew (an AND nested in
-    it comes back flattened, which tests the same)."""
+    left to check."""
 
     part: Program
     rest: Program
 
     def matches(self, doc: Document) -> bool:
         return self.rest.matches(doc)
-
-    def whole(self) -> Program:
-        rest = self.rest.parts if isinstance(self.rest, AllOf) else (self.rest,)
-        return AllOf((self.part, *rest))
 
 
 # -- compiling -----------------------------------------------------------------------------------
