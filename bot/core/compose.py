@@ -16,7 +16,14 @@ from datetime import date
 
 from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
-from bot.core.highlight import Analysed, Highlight, highlights, merge_highlights
+from bot.core.highlight import (
+    Analysed,
+    Highlight,
+    Marked,
+    highlights,
+    marked_leaves,
+    merge_highlights,
+)
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
 from bot.core.render import (
@@ -41,15 +48,19 @@ class FilterMarks:
     titles and abstracts fit)."""
 
     def __init__(self, parse: Callable[[str], Node], remembered: int = 4096) -> None:
-        self._parse = functools.lru_cache(maxsize=remembered)(parse)
+        self._parse = parse
+        self._marked = functools.lru_cache(maxsize=remembered)(self._marked_leaves)
         self._analyse = functools.lru_cache(maxsize=2 * remembered)(Analysed)
         self.of = functools.lru_cache(maxsize=remembered)(self._of)
 
-    def _of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
+    def _marked_leaves(self, source: str) -> tuple[Marked, ...]:
         try:
-            return tuple(highlights(self._parse(source), paper, self._analyse))
+            return marked_leaves(self._parse(source))
         except InvalidQuery:  # kept from a laxer paperbot: the paper is still sent, unmarked
             return ()
+
+    def _of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
+        return tuple(highlights(self._marked(source), paper, self._analyse))
 
 
 def compose_items(

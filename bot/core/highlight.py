@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.core.analysis import Token, tokens
 from bot.core.paper import Paper
-from bot.core.query import Category, Node, PhrasePrefix, Prefix, Word, leaves
+from bot.core.query import Category, Node, Phrase, PhrasePrefix, Prefix, Word, leaves
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,17 +34,29 @@ class Analysed:
         self.at = at
 
 
+Marked = Word | Phrase | Prefix | PhrasePrefix
+
+
+def marked_leaves(query: Node) -> tuple[Marked, ...]:
+    """The filter's positive words, phrases and prefixes: what highlights mark."""
+    return tuple(
+        leaf for leaf, positive in leaves(query) if positive and not isinstance(leaf, Category)
+    )
+
+
 def highlights(
-    query: Node, paper: Paper, analyse: Callable[[str], Analysed] = Analysed
+    query: Node | tuple[Marked, ...], paper: Paper, analyse: Callable[[str], Analysed] = Analysed
 ) -> list[Highlight]:
-    """The spans of title and abstract that the filter's positive words matched, merged."""
+    """The spans of title and abstract that the filter's positive words matched, merged (the
+    filter, or its `marked_leaves`, which a caller marking many papers keeps)."""
+    marked = query if isinstance(query, tuple) else marked_leaves(query)
     found: list[Highlight] = []
     for field, text in (("title", paper.title), ("abstract", paper.abstract)):
         analysed = analyse(text)
         words, terms = analysed.tokens, analysed.terms
         spans: list[tuple[int, int]] = []
-        for leaf, positive in leaves(query):
-            if not positive or isinstance(leaf, Category) or field not in leaf.fields:
+        for leaf in marked:
+            if field not in leaf.fields:
                 continue
             if isinstance(leaf, Word):
                 spans += [(words[i].start, words[i].end) for i in analysed.at.get(leaf.term, ())]
