@@ -275,6 +275,14 @@ class FilterIndex:
         """The anchors a filter is filed under (none: it is checked against every paper)."""
         return self._filed[filter_id].anchors
 
+    def filed_as(self, filter_id: int) -> str:
+        """How a filter is filed: "exact", "pair", "unless" or "checked"."""
+        return self._filed[filter_id].way.value
+
+    def distinct(self) -> int:
+        """How many distinct programs the filters compile to (each is filed once)."""
+        return len(self._distinct)
+
     def postings(self) -> dict[Anchor, list[int]]:
         """The ids of the filters filed under each anchor, in order, whichever way (an unless-
         filter under its first anchor, not under those that exclude it): for tests and
