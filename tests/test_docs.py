@@ -57,3 +57,23 @@ async def test_every_command_is_in_help_the_menu_and_the_readme(database: Databa
             assert f"/{name}" in help_text, f"/{name} not in /help"
             assert f"`/{name}" in README or f"(`/{name}`)" in README, f"/{name} not in README"
         assert command.name in menu or command.operators_only
+
+
+def test_every_test_the_documents_name_exists() -> None:
+    """docs/*.md name the tests that show each guarantee (`tests/x.py::test_name`, or a later
+    `::test_name` of the same file): each file and each test must exist."""
+    named = 0
+    for document in sorted((ROOT / "docs").glob("*.md")):
+        for line in document.read_text().splitlines():
+            current = None
+            for path, name in re.findall(r"`(tests/[\w/]+\.py)?(?:::(\w+))?`", line):
+                if path:
+                    current = path
+                    assert (ROOT / path).is_file(), f"{document.name}: {path} is not a file"
+                if name:
+                    assert current, f"{document.name}: ::{name} names no file before it"
+                    source = (ROOT / current).read_text()
+                    found = re.search(rf"^(async )?def {name}\(", source, re.M)
+                    assert found, f"{document.name}: {current} has no test {name}"
+                    named += 1
+    assert named >= 40  # RELIABILITY.md names a test for every guarantee
