@@ -41,6 +41,14 @@ class QueryLimits:
     max_depth: int = 6
 
 
+# Whatever the settings say: the parser and every walk of the tree recurse once a level, and
+# Python's stack holds about a thousand calls.
+DEPTH_CEILING = 100
+# Control characters (NUL, escapes) and lone surrogates are no part of any word: refused, never
+# stored (PostgreSQL refuses NUL in text).
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff]")
+
+
 # -- the tree ---------------------------------------------------------------------------------
 
 
@@ -257,10 +265,9 @@ class _Parser:
         return _leaf(lexeme)
 
     def _check_depth(self, depth: int, position: int) -> None:
-        if depth > self.limits.max_depth:
-            raise InvalidQuery(
-                f"nesting too deep (at most {self.limits.max_depth} levels)", position
-            )
+        deepest = min(self.limits.max_depth, DEPTH_CEILING)
+        if depth > deepest:
+            raise InvalidQuery(f"nesting too deep (at most {deepest} levels)", position)
 
 
 def _leaf(lexeme: _Lexeme) -> Leaf:
@@ -325,6 +332,9 @@ def parse_query(source: str, limits: QueryLimits | None = None) -> Node:
         raise InvalidQuery(
             f"filter too long ({len(source)} characters, at most {limits.max_length})"
         )
+    if control := _CONTROL.search(source):
+        code = f"U+{ord(control.group()):04X}"
+        raise InvalidQuery(f"control character ({code}) not allowed in a filter", control.start())
     lexemes = _lex(source)
     if not lexemes:
         raise InvalidQuery('empty filter: write a word, a "phrase" or a field like au:Name')

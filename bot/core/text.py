@@ -17,21 +17,25 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 from pylatexenc.macrospec import LatexContextDb, MacroSpec
 
 _TAG = re.compile(r"<[^<>]{0,2000}>")
+# A comment's scan stops at the next '<!--', so a line of them is read once, not once per '<!--'.
 _HTML_HINT = re.compile(
-    r"<(?:/?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*|!--.*?--)>|&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);"
+    r"<(?:/?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*|!--(?:(?!<!--).)*?--)>"
+    r"|&(?:#\d+|#x[0-9a-fA-F]+|[a-zA-Z]+);"
 )
 _BLOCK_TAG = re.compile(r"<(?:/p|br\s*/?|/div|/li|/h\d)\s*>", re.I)
 _WHITESPACE = re.compile(r"\s+")
 # The TeX that abstracts and titles carry, converted span by span (much faster than feeding the
 # whole text to pylatexenc, and a bare % or & in plain prose cannot swallow the rest of the text).
 # A group holds groups three deep: \underline{\textbf{M}}.
+# Every scan that could run to the end of the line stops where the next span of its kind starts
+# (math at the next \[ or \(, an optional argument at the next [): linear in the text's length.
 _GROUP = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
 _TEX_SPAN = re.compile(
     rf"""
-      \$\$[^$]+?\$\$ | \\\[.+?\\\]                        # display math
-    | \$[^$\n]+?\$ | \\\(.+?\\\)                          # inline math
+      \$\$[^$]+?\$\$ | \\\[(?:(?!\\\[).)+?\\\]             # display math
+    | \$[^$\n]+?\$ | \\\((?:(?!\\\().)+?\\\)               # inline math
     | (?=\{{\\){_GROUP}                                   # {{\em text}}, {{\"o}}
-    | \\[a-zA-Z]+\*?(?:\[[^\]{{}}]*\])?(?:{_GROUP})*      # \macro[opt]{{arg}}{{arg}}
+    | \\[a-zA-Z]+\*?(?:\[[^\[\]{{}}]*\])?(?:{_GROUP})*    # \macro[opt]{{arg}}{{arg}}
     | \\[^a-zA-Z\s()\[\]](?:\{{\\?[a-zA-Z]\}}|[a-zA-Z])?  # accents \"o \"{{o}}, escapes \% \&
     | ``|(?<=\S)''|(?<![-!<])---?(?![->])                # TeX quotes and dashes
     | (?:(?<=[^\W\d_])|(?<=[.,;:)\]}}]))~(?=\S)           # a tie (vs.~SISO); (~10%) stays
@@ -209,8 +213,15 @@ def strip_html(text: str) -> str:
     return _TAG.sub("", text) if "<" in text and _HTML_HINT.search(text) else text
 
 
+# pylatexenc's time grows faster than a span's length: a longer span (the longest in a year of
+# real abstracts is about 500 characters) is kept as written, so a file's cost stays linear.
+TEX_SPAN_MAX = 1000
+
+
 @lru_cache(maxsize=65536)
 def _tex_span_to_text(span: str) -> str:
+    if len(span) > TEX_SPAN_MAX:
+        return span
     converter, parser_context = _converter()
     try:
         source = _OPERATOR.sub(r" \1 ", _BARE_SPECIAL.sub(r"\\\1", span))
@@ -243,11 +254,22 @@ def fold_whitespace(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
+# Control characters (a NUL after the first 8 KB of a file, &#1; in a feed) and lone surrogates
+# (&#xD800;) are no text: PostgreSQL refuses NUL, UTF-8 refuses surrogates.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """The text without control characters and lone surrogates (for addresses and DOIs, which
+    are not otherwise normalised)."""
+    return _UNPRINTABLE.sub("", text)
+
+
 def clean_text(text: str | None, *, html_input: bool = False, tex: bool = True) -> str:
     """The one normalisation every parser applies to every text field."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFC", text)
+    text = unicodedata.normalize("NFC", printable(text))
     if html_input or "<" in text or "&" in text:
         text = strip_html(text)
     if tex:

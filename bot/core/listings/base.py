@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass, field
 
 from bot.core.paper import Paper
@@ -27,22 +28,47 @@ _BOMS = (
 )
 
 
+def _utf16_without_bom(head: bytes) -> str | None:
+    """UTF-16 saved without a byte order mark: mostly text in one byte of each pair, NUL in the
+    other (ASCII letters, digits and punctuation are U+00xx)."""
+    even, odd = head[0::2], head[1::2]
+    if len(odd) < 8:
+        return None
+    if odd.count(0) > len(odd) * 0.4 and even.count(0) < len(even) * 0.05:
+        return "utf-16-le"
+    if even.count(0) > len(even) * 0.4 and odd.count(0) < len(odd) * 0.05:
+        return "utf-16-be"
+    return None
+
+
+# A character beyond ASCII that UTF-8 decoding really found (not a replacement for a bad byte).
+_DECODED_BEYOND_ASCII = re.compile("[^\x00-\x7f\ufffd]")
+
+
 def decode_text(data: bytes) -> tuple[str, list[str]]:
     """Bytes to text with Unix line ends. Binary junk raises ListingError; stray bytes that are
-    not UTF-8 are replaced and reported as a problem instead of failing the whole file."""
+    not UTF-8 are replaced and reported as a problem instead of failing the whole file; a file
+    with no UTF-8 in it at all is read as Windows-1252 (Latin-1), and reported so."""
     problems: list[str] = []
     encoding = "utf-8"
     for bom, name in _BOMS:
         if data.startswith(bom):
             data, encoding = data[len(bom) :], name
             break
+    if encoding == "utf-8" and (guessed := _utf16_without_bom(data[:8192])):
+        encoding = guessed
+        problems.append(f"no byte order mark; read as {guessed.upper()}")
     if encoding == "utf-8" and b"\x00" in data[:8192]:
         raise ListingError("binary file (contains NUL bytes), not a listing")
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
         text = data.decode(encoding, errors="replace")
-        problems.append(f"invalid {encoding} at byte {error.start}; unreadable bytes replaced")
+        if encoding == "utf-8" and not _DECODED_BEYOND_ASCII.search(text):
+            text = data.decode("cp1252", errors="replace")
+            problems.append(f"not UTF-8 (byte {error.start}); read as Windows-1252 (Latin-1)")
+        else:
+            problems.append(f"invalid {encoding} at byte {error.start}; unreadable bytes replaced")
     sample = text[:8192]
     controls = sum(1 for c in sample if ord(c) < 32 and c not in "\t\n\r\f")
     if sample and (controls + sample.count("\ufffd")) > len(sample) * 0.05:

@@ -11,7 +11,7 @@ from datetime import date, datetime
 from bot.core.authors import parse_authors
 from bot.core.listings.base import ListingError, ParsedListing
 from bot.core.paper import AnnounceType, Paper, keep_categories, normalise_doi, split_arxiv_id
-from bot.core.text import clean_text
+from bot.core.text import clean_text, printable
 
 FORMAT = "arxiv-email"
 _SEPARATOR = re.compile(r"^-{20,}\s*$")
@@ -110,7 +110,7 @@ def _parse_entry(
         source=source,
         arxiv_id=arxiv_id,
         version=version,
-        doi=normalise_doi(fields.get("doi")),
+        doi=normalise_doi(printable(fields.get("doi", ""))),
         announce_type=announce_type,
         authors=authors,
         more_authors=more,

@@ -3,6 +3,7 @@ RSS 1.0/RDF feed, arXiv API Atom answers, and any other RSS/Atom feed (the gener
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from bot.core.paper import (
     keep_categories,
     normalise_doi,
 )
-from bot.core.text import clean_text
+from bot.core.text import clean_text, printable
 
 ARXIV_RSS = "arxiv-rss"
 ARXIV_RDF = "arxiv-rdf"
@@ -45,15 +46,41 @@ def looks_like(text: str) -> bool:
     return text.lstrip().startswith("<")
 
 
-def _date(parsed: time.struct_time | None) -> date | None:
-    return date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday) if parsed else None
+def _field(item: Any, name: str) -> object:
+    """A field of a feedparser record, None when missing (asked with `in` first: feedparser's
+    own get("updated") falls back to "published" with a DeprecationWarning)."""
+    return item.get(name) if isinstance(item, dict) and name in item else None
+
+
+def _text(item: Any, name: str) -> str:
+    """A field as text: "" when it is missing or, in a malformed feed read leniently, no text
+    (an element's attributes, say)."""
+    value = _field(item, name)
+    return value if isinstance(value, str) else ""
+
+
+def _items(item: Any, name: str) -> list[Any]:
+    """A field's list of records (authors, tags, contents), those that are records."""
+    value = _field(item, name)
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _mapping(item: Any, name: str) -> dict[str, Any]:
+    value = _field(item, name)
+    return value if isinstance(value, dict) else {}
+
+
+def _date(parsed: object) -> date | None:
+    if not isinstance(parsed, time.struct_time):
+        return None
+    return date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday)
 
 
 def _local_date(item: Any, *names: str) -> date | None:
     """The date as the feed wrote it, in the feed's own time zone (arXiv dates its announcements
     at midnight US Eastern; feedparser's parsed dates are UTC and could move the day)."""
     for name in names:
-        raw = item.get(name)
+        raw = _text(item, name)
         if not raw:
             continue
         for reader in (datetime.fromisoformat, parsedate_to_datetime):
@@ -61,7 +88,7 @@ def _local_date(item: Any, *names: str) -> date | None:
                 return reader(raw.strip()).date()
             except (ValueError, TypeError, IndexError):
                 continue
-        if parsed := _date(item.get(f"{name}_parsed")):
+        if parsed := _date(_field(item, f"{name}_parsed")):
             return parsed
     return None
 
@@ -78,45 +105,45 @@ def _announce_type(text: str | None) -> AnnounceType:
 
 
 def _tags(entry: Entry) -> list[str]:
-    return [tag.get("term") or "" for tag in entry.get("tags", [])]
+    return [_text(tag, "term") for tag in _items(entry, "tags")]
 
 
 def _author_names(entry: Entry) -> tuple[tuple[str, ...], int]:
-    names = [a.get("name", "") for a in entry.get("authors", []) if a.get("name")]
+    names = [_text(a, "name") for a in _items(entry, "authors") if _text(a, "name")]
     if len(names) == 1:  # one string of comma-separated names (dc:creator)
         return parse_authors(names[0])
     return parse_authors(", ".join(names)) if names else ((), 0)
 
 
 def _arxiv_rss(entry: Entry, source: str, channel: date | None) -> Paper:
-    description = entry.get("summary", "")
+    description = _text(entry, "summary")
     match = _RSS_DESCRIPTION.match(description)
     abstract = match.group("abstract") if match else description
-    identity = find_arxiv_id(entry.get("id", "")) or (match and find_arxiv_id(match.group("id")))
-    identity = identity or find_arxiv_id(entry.get("link", ""))
+    identity = find_arxiv_id(_text(entry, "id")) or (match and find_arxiv_id(match.group("id")))
+    identity = identity or find_arxiv_id(_text(entry, "link"))
     if not identity:
         raise ValueError("no arXiv id in guid, description or link")
-    announce = entry.get("arxiv_announce_type") or (match.group("type") if match else None)
+    announce = _text(entry, "arxiv_announce_type") or (match.group("type") if match else None)
     authors, more = _author_names(entry)
     return Paper(
-        title=clean_text(entry.get("title")),
+        title=clean_text(_text(entry, "title")),
         abstract=clean_text(abstract, html_input=True),
         source=source,
         arxiv_id=identity[0],
         version=identity[1],
-        doi=normalise_doi(entry.get("arxiv_doi")),
+        doi=normalise_doi(printable(_text(entry, "arxiv_doi"))),
         announce_type=_announce_type(announce),
         authors=authors,
         more_authors=more,
         categories=keep_categories(_tags(entry)),
         announced=channel or _entry_date(entry, None),
         link=f"https://arxiv.org/abs/{identity[0]}",
-        journal_ref=clean_text(entry.get("arxiv_journal_reference")) or None,
+        journal_ref=clean_text(_text(entry, "arxiv_journal_reference")) or None,
     )
 
 
 def _arxiv_rdf(entry: Entry, source: str, channel: date | None) -> Paper:
-    raw_title = clean_text(entry.get("title"), tex=False)
+    raw_title = clean_text(_text(entry, "title"), tex=False)
     match = _RDF_TITLE.match(raw_title)
     if not match:
         raise ValueError(f"title {raw_title[:60]!r} lacks the '(arXiv:ID [category])' part")
@@ -130,7 +157,7 @@ def _arxiv_rdf(entry: Entry, source: str, channel: date | None) -> Paper:
     authors, more = _author_names(entry)
     return Paper(
         title=clean_text(match.group("title")),
-        abstract=clean_text(entry.get("summary"), html_input=True),
+        abstract=clean_text(_text(entry, "summary"), html_input=True),
         source=source,
         arxiv_id=identity[0],
         version=identity[1],
@@ -144,39 +171,50 @@ def _arxiv_rdf(entry: Entry, source: str, channel: date | None) -> Paper:
 
 
 def _arxiv_api(entry: Entry, source: str, channel: date | None) -> Paper:
-    identity = find_arxiv_id(entry.get("id", ""))
+    identity = find_arxiv_id(_text(entry, "id"))
     if not identity:
-        raise ValueError(f"entry id {entry.get('id')!r} is not an arXiv abstract address")
-    primary = (entry.get("arxiv_primary_category") or {}).get("term")
-    authors, more = parse_authors(", ".join(a.get("name", "") for a in entry.get("authors", [])))
+        raise ValueError(f"entry id {_text(entry, 'id')[:80]!r} is not an arXiv abstract address")
+    primary = _text(_mapping(entry, "arxiv_primary_category"), "term")
+    authors, more = parse_authors(", ".join(_text(a, "name") for a in _items(entry, "authors")))
     version = identity[1]
     return Paper(
-        title=clean_text(entry.get("title")),
-        abstract=clean_text(entry.get("summary")),
+        title=clean_text(_text(entry, "title")),
+        abstract=clean_text(_text(entry, "summary")),
         source=source,
         arxiv_id=identity[0],
         version=version,
-        doi=normalise_doi(entry.get("arxiv_doi")),
+        doi=normalise_doi(printable(_text(entry, "arxiv_doi"))),
         announce_type=AnnounceType.REPLACE if (version or 1) > 1 else AnnounceType.UNKNOWN,
         authors=authors,
         more_authors=more,
         categories=keep_categories([primary or "", *_tags(entry)]),
         announced=_local_date(entry, "updated", "published"),
         link=f"https://arxiv.org/abs/{identity[0]}",
-        journal_ref=clean_text(entry.get("arxiv_journal_ref")) or None,
+        journal_ref=clean_text(_text(entry, "arxiv_journal_ref")) or None,
     )
 
 
+LINK_MAX = 2000  # longer addresses are not links anyone can use
+
+
+def _link(value: str) -> str | None:
+    """A web address to show, or None: http(s) only, no spaces or control characters."""
+    link = printable(value).strip()
+    if len(link) > LINK_MAX or not link.lower().startswith(("https://", "http://")):
+        return None
+    return None if any(c.isspace() for c in link) else link
+
+
 def _generic(entry: Entry, source: str, channel: date | None) -> Paper:
-    title = clean_text(entry.get("title"), html_input=True)
-    summary = entry.get("summary") or ""
-    if entry.get("content"):
-        summary = max((c.get("value", "") for c in entry["content"]), key=len, default=summary)
+    title = clean_text(_text(entry, "title"), html_input=True)
+    summary = _text(entry, "summary")
+    if contents := _items(entry, "content"):
+        summary = max((_text(c, "value") for c in contents), key=len, default=summary)
     if not title:
         raise ValueError("entry without a title")
-    link = entry.get("link") or None
+    link = _link(_text(entry, "link"))
     identity = find_arxiv_id(link) if link and "arxiv.org" in link else None
-    doi = entry.get("prism_doi") or entry.get("dc_identifier") or None
+    doi = printable(_text(entry, "prism_doi") or _text(entry, "dc_identifier")) or None
     if doi and not str(doi).lower().startswith(("10.", "doi:", "https://doi.org/")):
         doi = None
     authors, more = _author_names(entry)
@@ -197,15 +235,15 @@ def _generic(entry: Entry, source: str, channel: date | None) -> Paper:
 
 def _kind(parsed: Any) -> tuple[str, Callable[[Entry, str, date | None], Paper]]:
     entries = parsed.entries
-    if parsed.version == "rss10" and any(_RDF_TITLE.match(e.get("title", "")) for e in entries):
+    if parsed.version == "rss10" and any(_RDF_TITLE.match(_text(e, "title")) for e in entries):
         return ARXIV_RDF, _arxiv_rdf
     if any(
-        e.get("arxiv_announce_type") or str(e.get("id", "")).startswith("oai:arXiv.org:")
+        _text(e, "arxiv_announce_type") or _text(e, "id").startswith("oai:arXiv.org:")
         for e in entries
     ):
         return ARXIV_RSS, _arxiv_rss
     if "arxiv.org/api" in str(parsed.feed.get("id", "")) or any(
-        e.get("arxiv_primary_category") for e in entries
+        _mapping(e, "arxiv_primary_category") for e in entries
     ):
         return ARXIV_API, _arxiv_api
     return GENERIC, _generic
@@ -218,8 +256,33 @@ def _closed(data: bytes) -> bool:
     return bool(_ROOT_END.search(data[-4096:]))
 
 
+_CHARACTER_REFERENCE = re.compile(rb"&#(?:[xX](?P<hex>[0-9a-fA-F]+)|(?P<decimal>[0-9]+));")
+
+
+def _readable_reference(match: re.Match[bytes]) -> bytes:
+    """A numeric character reference that names no character (&#0;, &#xD800;, &#x110000;, one
+    of a thousand digits) becomes U+FFFD: feedparser's lenient parser would raise on it."""
+    digits, base = (match["hex"], 16) if match["hex"] else (match["decimal"], 10)
+    if len(digits) > 8:
+        return b"&#xFFFD;"
+    code = int(digits, base)
+    if code == 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+        return b"&#xFFFD;"
+    return match.group(0)
+
+
+def _read_feed(data: bytes) -> Any:
+    """feedparser's reading of the bytes, given as a stream: given bytes, feedparser first tries
+    them as a file name, and a listing's content must never name a file to read."""
+    data = _CHARACTER_REFERENCE.sub(_readable_reference, data)
+    try:
+        return feedparser.parse(io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False)
+    except (ValueError, LookupError, OverflowError, RecursionError) as error:
+        raise ListingError(f"not a readable feed: {type(error).__name__}: {error}") from None
+
+
 def parse(data: bytes, *, source: str) -> ParsedListing:
-    parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    parsed = _read_feed(data)
     problems: list[str] = []
     if parsed.bozo:
         error = parsed.get("bozo_exception")
