@@ -6,6 +6,7 @@ into `press_button`, and show the Reply (HTML text, rows of buttons).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -156,8 +157,11 @@ async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("subscribe")
     if is_similar(args):
-        return _subscribed(_follow_similar(runtime, chat.id, args))
-    result = subscriptions.subscribe(
+        return _subscribed(await _follow_similar(runtime, chat.id, args))
+    # in a thread, as /preview: matching a filter against a week of papers takes a second or
+    # more on a busy day, and the event loop answers everyone else meanwhile
+    result = await asyncio.to_thread(
+        subscriptions.subscribe,
         runtime.database,
         chat_id=chat.id,
         source=args,
@@ -171,13 +175,14 @@ async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def similar(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args.strip():
         return usage("similar")
-    return _subscribed(_follow_similar(runtime, chat.id, args))
+    return _subscribed(await _follow_similar(runtime, chat.id, args))
 
 
-def _follow_similar(
+async def _follow_similar(
     runtime: Runtime, chat_id: int, source: str
 ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
-    return runtime.similar.follow(
+    return await asyncio.to_thread(
+        runtime.similar.follow,
         chat_id=chat_id,
         source=source,
         max_per_chat=runtime.rules.max_per_chat,
@@ -208,8 +213,12 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> R
 async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("preview")
-    result = subscriptions.preview_filter(
-        runtime.database, source=args, rules=runtime.rules, scores=runtime.ranker.scores(chat.id)
+    result = await asyncio.to_thread(
+        subscriptions.preview_filter,
+        runtime.database,
+        source=args,
+        rules=runtime.rules,
+        scores=runtime.ranker.scores(chat.id),
     )
     if isinstance(result, BadFilter):
         return _bad_filter(result)
@@ -486,7 +495,7 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         now=runtime.clock(),
     )
     for number, line in like_lines:  # "more like this" filters, after the others
-        match _follow_similar(runtime, chat.id, line):
+        match await _follow_similar(runtime, chat.id, line):
             case Subscribed():
                 result = dataclasses.replace(result, added=result.added + 1)
             case AlreadyFollowed():
@@ -660,7 +669,8 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
                 return Reply(f"Rating taken back: {title}", notice=True, alert=False)
             return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
         case FollowSimilar(row_id):
-            followed = runtime.similar.follow_row(
+            followed = await asyncio.to_thread(
+                runtime.similar.follow_row,
                 chat_id=caller.chat_id,
                 row_id=row_id,
                 max_per_chat=runtime.rules.max_per_chat,
