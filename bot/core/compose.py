@@ -31,14 +31,17 @@ from bot.core.render import (
     MatchedFilter,
     Message,
     digest_order,
-    escape,
     first_filter,
+    fit,
     plural,
     render_alert,
     render_digest,
 )
+from bot.core.summary import shorten
 
 REMOVED = "a filter since removed"
+TITLE_SHOWN = 200  # characters of a digest's title
+GROUPS_SHOWN = 1200  # of the header's line of papers per filter
 
 
 class FilterMarks:
@@ -206,7 +209,7 @@ def compose_page(
     shown, remaining = rest[: layout.page], rest[layout.page :]
     last = number + len(shown) - 1
     span = f"paper {number}" if last == number else f"papers {number}–{last}"
-    header = f"<b>{escape(title)}</b>, continued: {span} of {number - 1 + len(rest)}"
+    header = f"<b>{fit(title, TITLE_SHOWN)}</b>, continued: {span} of {number - 1 + len(rest)}"
     outgoing = _page(items, shown, header, layout, first=number, counts=False)
     if remaining:
         row = items[remaining[0]][1][0].id
@@ -217,14 +220,14 @@ def compose_page(
 def _header(title: str, items: Sequence[Item], order: Sequence[int], *, shown: int) -> str:
     """The digest's first lines: its title and count, the papers per filter (when it has more
     than one group), and how many this page lists when it doesn't list all."""
-    header = f"<b>{escape(title)}</b>: {plural(len(items), 'new paper')}"
+    header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(len(items), 'new paper')}"
     groups: dict[str, int] = {}
     for index in order:
         matched = first_filter(items[index])
-        name = f"{matched.canonical} (filter {matched.number})" if matched else "other"
+        name = f"{shorten(matched.canonical, 40)} (filter {matched.number})" if matched else "other"
         groups[name] = groups.get(name, 0) + 1
-    if len(groups) > 1:
-        header += "\n" + escape(" · ".join(f"{name}: {n}" for name, n in groups.items()))
+    if len(groups) > 1:  # within a third of a message, whatever the filters
+        header += "\n" + fit(" · ".join(f"{name}: {n}" for name, n in groups.items()), GROUPS_SHOWN)
     if shown < len(items):
         header += f"\nThe first {shown} here; the rest behind the button at the end."
     return header

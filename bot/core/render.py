@@ -3,6 +3,8 @@
 Everything a paper or a user supplied is escaped; no message exceeds Telegram's 4096 characters
 (measured in UTF-16 units on the HTML itself, an upper bound of what Telegram counts); messages
 split between papers, never inside one, and a paper too long on its own gets a shortened abstract.
+Every other field is shown within a bound that real papers never reach (a title of 100 KB, a
+filter named in 50 ways), and a card that still does not fit is shown as its title and link.
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ AUTHORS_SHOWN = 3
 COMMENTS_SHOWN = 200  # characters of arXiv's comments field ("Accepted at ICLR 2026; code: ...")
 ENTRY_TLDR = 200  # a compact digest entry's TL;DR: the contribution, cut at a clause
 ENTRY_AUTHORS = 2
+# Bounds that real papers stay far below; a listing or a store may hold anything.
+TITLE_SHOWN = 400  # characters of a title (arXiv's longest are about 250)
+NAME_SHOWN = 80  # characters of an author's name
+CATEGORY_SHOWN = 20  # characters of a category
+FILTER_SHOWN = 80  # characters of a filter, where a paper or a digest's heading names it
+FILTERS_SHOWN = 5  # filters a paper names; the others are counted
+WHY_SHOWN = 200  # characters of the terms a ranked paper was ranked up for
+LINK_MAX = 2000  # a longer address is not linked
+UNTITLED = "(untitled)"  # a title with nothing to show (a message must show something)
+ADDRESS_SHOWN = 80  # characters of an address shown as a link's text
 
 
 @dataclass(frozen=True)
@@ -52,11 +64,22 @@ def escape(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+def fit(text: str, units: int) -> str:
+    """The text escaped within `units` (UTF-16 units, as `size` counts them): whole when it fits,
+    else cut at a word with an ellipsis."""
+    limit = max(units, 1)
+    while True:
+        shown = escape(shorten(text, limit))
+        if size(shown) <= units or limit == 1:
+            return shown
+        limit = max(1, min(limit - 1, limit * units // size(shown)))
+
+
 def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN) -> str:
     """'A, B, C and 7 more': the first authors and how many others."""
     names = list(paper.authors)
     others = max(paper.more_authors, 0) + max(len(names) - shown, 0)
-    line = ", ".join(names[:shown])
+    line = ", ".join(shorten(name, NAME_SHOWN) for name in names[:shown])
     if others:
         return f"{line} and {others} more" if line else f"{others} authors"
     if paper.more_authors < 0:
@@ -70,7 +93,7 @@ def _marked(text: str, marks: Sequence[Highlight], field: str, limit: int | None
     tag = "u" if field == "title" else "b"
     end = len(text)
     if limit is not None and len(text) > limit:
-        end = len(shorten(text, limit)) - 1
+        end = len(shorten(text, limit)) - 1 if limit > 0 else 0
     out, last = [], 0
     for mark in marks:
         if mark.field != field or mark.start >= end:
@@ -87,16 +110,39 @@ def _date(paper: Paper) -> str:
     return paper.announced.strftime("%-d %b %Y") if paper.announced else ""
 
 
+def _filter_name(matched: MatchedFilter) -> str:
+    name = fit(matched.canonical, FILTER_SHOWN)
+    return f"{name} (filter {matched.number})" if matched.number else name
+
+
 def _filters_line(filters: Sequence[MatchedFilter]) -> str:
-    named = [
-        f"{escape(f.canonical)} (filter {f.number})" if f.number else escape(f.canonical)
-        for f in filters
-    ]
-    return "matched " + ", ".join(named) if named else ""
+    named = [_filter_name(f) for f in filters[:FILTERS_SHOWN]]
+    more = f" and {len(filters) - FILTERS_SHOWN} more" if len(filters) > FILTERS_SHOWN else ""
+    return "matched " + ", ".join(named) + more if named else ""
 
 
 def _why(item: Item) -> str:
-    return f"<i>★ Ranked up for you:</i> {escape(', '.join(item.why))}" if item.why else ""
+    if not item.why:
+        return ""
+    return f"<i>★ Ranked up for you:</i> {fit(', '.join(item.why), WHY_SHOWN)}"
+
+
+def _title(item: Item) -> str:
+    """The title with its marks (cut at TITLE_SHOWN), "Updated (vN): " before it for an update."""
+    paper = item.paper
+    title = _marked(paper.title, item.marks, "title", TITLE_SHOWN)
+    if not paper.title.strip():
+        title = UNTITLED
+    if item.is_update:
+        version = f" (v{paper.version})" if paper.version and paper.version < 10_000 else ""
+        title = f"Updated{version}: {title}"
+    return title
+
+
+def _details(paper: Paper, authors: int) -> list[str]:
+    categories = " ".join(shorten(c, CATEGORY_SHOWN) for c in paper.categories[:3])
+    cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
+    return [short_authors(paper, authors), categories, cross, _date(paper)]
 
 
 def render_paper(
@@ -104,17 +150,13 @@ def render_paper(
 ) -> str:
     """A paper's whole card; `number`: its place in a message of several (its buttons say it)."""
     paper = item.paper
-    title = _marked(paper.title, item.marks, "title")
-    if item.is_update:
-        version = f" (v{paper.version})" if paper.version else ""
-        title = f"Updated{version}: {title}"
+    title = _title(item)
     if number is not None:
         title = f"{number}. {title}"
     lines = [f"<b>{title}</b>"]
     if paper.title_derived:
         lines[0] += " <i>(headline derived from the abstract)</i>"
-    cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
-    details = [short_authors(paper), " ".join(paper.categories[:3]), cross, _date(paper)]
+    details = _details(paper, AUTHORS_SHOWN)
     lines.append(escape(" · ".join(d for d in details if d)))
     summary = tldr(paper.abstract, paper.title)
     if summary and not paper.title_derived:
@@ -123,7 +165,8 @@ def render_paper(
         lines.append(f"<i>Comments:</i> {escape(shorten(paper.comments, COMMENTS_SHOWN))}")
     lines.append(_why(item))
     lines.append("  ·  ".join(w for w in [_filters_line(item.filters), *_links(paper)] if w))
-    if paper.abstract:  # a replacement listed without its abstract: no empty quote
+    # a replacement listed without its abstract, or no room left for it: no empty quote
+    if paper.abstract and abstract_limit != 0:
         abstract = _marked(paper.abstract, item.marks, "abstract", abstract_limit)
         lines.append(f"<blockquote expandable>{abstract}</blockquote>")
     return "\n".join(line for line in lines if line)
@@ -132,10 +175,10 @@ def render_paper(
 def _links(paper: Paper) -> list[str]:
     """The abstract page (shown as its address) and, for arXiv papers, the PDF."""
     links = []
-    if paper.abs_url:
+    if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
         shown = paper.abs_url.removeprefix("https://").removeprefix("http://")
-        links.append(f'<a href="{html.escape(paper.abs_url)}">{escape(shown)}</a>')
-    if paper.pdf_url:
+        links.append(f'<a href="{html.escape(paper.abs_url)}">{fit(shown, ADDRESS_SHOWN)}</a>')
+    if paper.pdf_url and len(paper.pdf_url) <= LINK_MAX:
         links.append(f'<a href="{html.escape(paper.pdf_url)}">PDF</a>')
     return links
 
@@ -147,7 +190,19 @@ def render_fitting(item: Item, budget: int = MESSAGE_LIMIT, number: int | None =
     while size(text) > budget and limit > 0:
         limit = max(limit - (size(text) - budget) - 20, 0)
         text = render_paper(item, abstract_limit=limit, number=number)
-    return text
+    return text if size(text) <= budget else _bare(item, budget, number)
+
+
+def _bare(item: Item, budget: int, number: int | None) -> str:
+    """A paper whose card does not fit its budget even without the abstract (only hostile
+    fields do that): its title, within what is left after its links."""
+    shown = f"{number}. " if number is not None else ""
+    links = "  ·  ".join(_links(item.paper))
+    if size(links) > budget // 2:
+        links = ""
+    room = budget - size(shown) - size(links) - 8  # <b></b> and the line break
+    title = fit(item.paper.title.strip() or UNTITLED, max(room, 1))
+    return f"<b>{shown}{title}</b>" + (f"\n{links}" if links else "")
 
 
 def pack(
@@ -204,31 +259,31 @@ def render_entry(
     buttons name it), its title linked to its abstract page, the first authors, the one-line
     TL;DR; the abstract in an expandable quote only when asked (the first few of a digest)."""
     paper = item.paper
-    title = _marked(paper.title, item.marks, "title")
-    if item.is_update:
-        version = f" (v{paper.version})" if paper.version else ""
-        title = f"Updated{version}: {title}"
-    if paper.abs_url:
+    title = _title(item)
+    if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
         title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
     if number is not None:
         title = f"{number}. {title}"
-    cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
-    details = [short_authors(paper, ENTRY_AUTHORS), cross]
+    details = _details(paper, ENTRY_AUTHORS)
+    details = [details[0], details[2]]  # authors and cross-list: the date is the digest's
     lines = [f"<b>{title}</b>", escape(" · ".join(d for d in details if d))]
     summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
     if summary:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
     lines.append(_why(item))
     text = "\n".join(line for line in lines if line)
+    if size(text) > budget:
+        return _bare(item, budget, number)
     if not (abstract and paper.abstract):
         return text
     limit = len(paper.abstract)
-    while True:  # the quote shortened until the entry fits its message
+    while limit > 0:  # the quote shortened until the entry fits its message
         quote = _marked(paper.abstract, item.marks, "abstract", limit)
         entry = f"{text}\n<blockquote expandable>{quote}</blockquote>"
-        if size(entry) <= budget or limit == 0:
+        if size(entry) <= budget:
             return entry
         limit = max(limit - (size(entry) - budget) - 20, 0)
+    return text
 
 
 def first_filter(item: Item) -> MatchedFilter | None:
@@ -278,10 +333,12 @@ def render_digest(
         runs[-1][1].append(index)
     blocks: list[str] = []
     for matched, members in runs:
-        name = f"{escape(matched.canonical)} (filter {matched.number})" if matched else "other"
+        name = _filter_name(matched) if matched else "other"
         heading = f"<b>{name}</b>" + (f": {plural(len(members), 'paper')}" if counts else "")
         for position, index in enumerate(members):
             budget = MESSAGE_LIMIT - size(heading) - 2
+            if not blocks and header:  # the first paper shares its message with the header
+                budget -= size(header) + 2
             number = first + index
             if compact:
                 quoted = number <= abstracts
@@ -316,9 +373,7 @@ def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
     if lines:
         units.append("\n".join(lines))
     fitting = [
-        unit
-        if size(unit) <= limit
-        else escape(shorten(html.unescape(_TAG.sub("", unit)), limit // 2))
+        unit if size(unit) <= limit else fit(html.unescape(_TAG.sub("", unit)), limit // 2)
         for unit in units
     ]
     return [message.text for message in pack(fitting, limit=limit, separator="\n")]
