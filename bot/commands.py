@@ -26,9 +26,10 @@ from bot.core.buttons import (
 )
 from bot.core.chat import Chat
 from bot.core.relevance import MIN_LIKES
-from bot.core.render import escape, plural
+from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
+from bot.core.text import printable
 from bot.runtime import Runtime
 from bot.service import chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
@@ -46,6 +47,9 @@ from bot.service.subscriptions import (
 )
 
 LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one message; /export not
+ECHOED = 80  # characters of what a user wrote, quoted back in a reply
+NAMED_AT_MOST = 10  # lines an /import did not take, ids /like did not find: a reply names these
+ZONE_NAME_MAX = 64  # the longest time zone name (IANA's are under 40)
 
 
 @dataclass
@@ -87,6 +91,24 @@ class Command:
     operators_only: bool = False
 
 
+def _echo(text: str, limit: int = ECHOED) -> str:
+    """What a user wrote, quoted back: escaped, control characters shown as U+FFFD, within
+    `limit`."""
+    return fit(_visible(text), limit)
+
+
+def _visible(text: str) -> str:
+    """Control characters shown as U+FFFD, one for one, so that a caret under the text still
+    points at the right place."""
+    return "".join(c if printable(c) else "\ufffd" for c in text)
+
+
+def _named(shown: list[str], more: str) -> str:
+    """The first NAMED_AT_MOST of a list, and how many more there are."""
+    rest = len(shown) - NAMED_AT_MOST
+    return ", ".join(shown[:NAMED_AT_MOST]) + (f" and {rest} more {more}" if rest > 0 else "")
+
+
 def usage(command: str, now: str = "") -> Reply:
     """How to use a command; `now`: the setting's current value, for commands that change one."""
     found = COMMANDS_BY_NAME[command]
@@ -98,7 +120,7 @@ def _bad_filter(bad: BadFilter) -> Reply:
     text = f"That filter does not work: {escape(bad.message)}."
     if bad.position is not None:
         pointer = " " * bad.position + "^"
-        text += f"\n<code>{escape(bad.source)}\n{pointer}</code>"
+        text += f"\n<code>{escape(_visible(bad.source))}\n{pointer}</code>"
     return Reply(text + "\n/help shows the syntax with examples.")
 
 
@@ -232,10 +254,10 @@ def _list_reply(runtime: Runtime, chat_id: int) -> Reply:
     listed = subscriptions.list_filters(runtime.database, chat_id=chat_id)
     if not listed:
         return Reply('No filters yet. Add one with <code>/subscribe "kv cache"</code>.')
-    lines = [
-        f"{n}. <code>{escape(shorten(f.source, LISTED_LENGTH))}</code>"
-        for n, f in enumerate(listed, 1)
-    ]
+    # a remove button's answer replaces the list in its one message: as many filters as a
+    # chat may keep fit there, each shortened more when there are many
+    width = max(min(LISTED_LENGTH, (MESSAGE_LIMIT - 100) // len(listed) - 20), 10)
+    lines = [f"{n}. <code>{fit(f.source, width)}</code>" for n, f in enumerate(listed, 1)]
     buttons = [[remove_button(f.id, n)] for n, f in enumerate(listed, 1)]
     return Reply("Your filters:\n" + "\n".join(lines), buttons)
 
@@ -265,7 +287,9 @@ async def unsubscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
         )
     if not result.removed:
         return Reply("There were no filters to remove.")
-    removed = ", ".join(f"<code>{escape(f.source)}</code>" for f in result.removed)
+    if len(result.removed) > NAMED_AT_MOST:
+        return Reply(f"Removed {plural(len(result.removed), 'filter')}.")
+    removed = ", ".join(f"<code>{_echo(f.source, LISTED_LENGTH)}</code>" for f in result.removed)
     return Reply(f"Removed {removed}.")
 
 
@@ -300,10 +324,10 @@ async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def timezone(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args.strip():
         return usage("timezone", f"Time zone now: {escape(chat.timezone)}.")
-    zone = find_timezone(args)
+    zone = find_timezone(args) if len(args.strip()) <= ZONE_NAME_MAX else None
     if zone is None:
         return Reply(
-            f"I do not know the time zone <code>{escape(args.strip())}</code>. Write it as "
+            f"I do not know the time zone <code>{_echo(args.strip())}</code>. Write it as "
             "Area/City, like <code>Europe/Berlin</code> or <code>America/New_York</code>, or UTC."
         )
     chat = _change(runtime, chat, timezone=zone)
@@ -345,7 +369,7 @@ async def _rate(runtime: Runtime, chat: Chat, args: str, value: int, name: str) 
     )
     lines = [f"{SIGNS[value]} {escape(shorten(p.title, 80))}" for p in result.rated]
     if result.unknown:
-        unknown = ", ".join(f"<code>{escape(u)}</code>" for u in result.unknown)
+        unknown = _named([f"<code>{_echo(u, 30)}</code>" for u in result.unknown], "ids")
         lines.append(
             f"Not found here: {unknown} (an arXiv id like 2506.01234 of a paper I have seen)."
         )
@@ -391,9 +415,9 @@ async def layout(runtime: Runtime, chat: Chat, args: str) -> Reply:
     match words:
         case ["compact" | "full" as style]:
             chat = _change(runtime, chat, digest_style=style)
-        case ["abstracts" | "page" as what, number] if number.isdigit():
+        case ["abstracts" | "page" as what, number] if number.isdecimal():
             low, high = LAYOUT_LIMITS[what]
-            if not low <= int(number) <= high:
+            if len(number) > 3 or not low <= int(number) <= high:
                 return Reply(f"<code>/layout {what}</code> takes a number from {low} to {high}.")
             chat = _change(runtime, chat, **{f"digest_{what}": int(number)})
         case _:
@@ -450,8 +474,8 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
     """Lines in <pre> blocks of at most `limit` characters, so a long reply splits between them."""
     groups: list[list[str]] = []
-    for line in lines:
-        if groups and len("\n".join([*groups[-1], line])) <= limit:
+    for line in lines:  # measured escaped: a line of '&' is five times as long in a message
+        if groups and size(escape("\n".join([*groups[-1], line]))) <= limit:
             groups[-1].append(line)
         else:
             groups.append([line])
@@ -471,9 +495,7 @@ async def export(runtime: Runtime, chat: Chat, args: str) -> Reply:
 def _import_problem(problem: BadLine | OverLimit) -> str:
     if isinstance(problem, OverLimit):
         return f"line {problem.number}: not added, this chat is at its limit of {problem.limit}"
-    return (
-        f"line {problem.number}: {escape(problem.message)}: <code>{escape(problem.source)}</code>"
-    )
+    return f"line {problem.number}: {escape(problem.message)}: <code>{_echo(problem.source)}</code>"
 
 
 async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
@@ -509,13 +531,16 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if ratings.rated or ratings.unknown:
         text += f" {plural(len(ratings.rated), 'rating')} taken."
     if ratings.unknown:
-        text += f" Not seen here, so not rated: {escape(', '.join(ratings.unknown))}."
+        unknown = _named([_echo(u, 30) for u in ratings.unknown], "ids")
+        text += f" Not seen here, so not rated: {unknown}."
     if result.already:
         text += f" {plural(result.already, 'line')} you follow already."
     if result.problems:
         count = len(result.problems)
         text += f" {count} line{'s' if count != 1 else ''} not imported:\n"
-        text += "\n".join(map(_import_problem, result.problems))
+        text += "\n".join(map(_import_problem, result.problems[:NAMED_AT_MOST]))
+        if count > NAMED_AT_MOST:
+            text += f"\n… and {count - NAMED_AT_MOST} more."
     return Reply(text)
 
 
@@ -605,7 +630,7 @@ async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) ->
     if command is None or (
         command.operators_only and caller.chat_id not in runtime.settings.admin.chat_ids
     ):
-        return Reply(f"I do not know /{escape(name)}. /help lists what I can do.")
+        return Reply(f"I do not know /{_echo(name, 40)}. /help lists what I can do.")
     if command.manages and not await caller.may_manage():
         return Reply("Only this group's administrators can change its filters and settings.")
     chat = chats.enter(
@@ -686,7 +711,9 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
             )
             reply = _list_reply(runtime, caller.chat_id)
             done = (
-                f"Removed <code>{escape(removed.source)}</code>." if removed else "Already removed."
+                f"Removed <code>{_echo(removed.source, LISTED_LENGTH)}</code>."
+                if removed
+                else "Already removed."
             )
             reply.text = f"{done}\n{reply.text}"
             return reply

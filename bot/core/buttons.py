@@ -99,8 +99,10 @@ def stop_buttons() -> list[Button]:
 def parse_press(data: str) -> Press | None:
     """What a button's data asks for; None for data we never made (or an older bot's)."""
     action, _, value = data.partition(":")
-    numbers = [int(part) for part in value.split(":") if part.isdigit()]
-    if len(numbers) != len(value.split(":")):
+    parts = value.split(":")
+    # ids as we write them: ASCII digits ('²'.isdigit() too), within the store's 64-bit integers
+    numbers = [int(part) for part in parts if part.isascii() and part.isdigit() and len(part) < 19]
+    if len(numbers) != len(parts):
         numbers = []
     match action, numbers:
         case "card", [row_id]:
