@@ -204,6 +204,16 @@ def list_listing_files(paths: Iterable[Path]) -> list[Path]:
     return found
 
 
+def _outside(path: Path, folder: Path) -> Path | None:
+    """Where a file found in `folder` really is, when that is outside it (a symbolic link to
+    /etc/passwd dropped in the inbox); None when it is inside (or gone: reading it will say)."""
+    try:
+        target, root = path.resolve(strict=True), folder.resolve(strict=True)
+    except (OSError, RuntimeError):  # gone meanwhile, or a loop of links
+        return None
+    return None if target.is_relative_to(root) else target
+
+
 def _mtime(path: Path) -> float | None:
     try:
         return path.stat().st_mtime
@@ -289,12 +299,17 @@ def scan_inbox(
     max_bytes: int = MAX_BYTES,
 ) -> IngestReport:
     """The inbox job: new contents only, files still being written wait for the next scan, a bad
-    file is recorded and not retried until its content changes. Files are only ever read."""
+    file is recorded and not retried until its content changes, a link to a file outside the
+    inbox is not followed. Files are only ever read."""
     report = IngestReport()
     if not inbox.is_dir():
         log.warning("inbox %s is not a folder; nothing scanned", inbox)
         return report
     for path in list_listing_files([inbox]):
+        if (target := _outside(path, inbox)) is not None:
+            error = f"a link to {target}, outside the inbox: not read"
+            report.files.append(FileReport(str(path), "skipped", error=error))
+            continue
         now, mtime = clock(), _mtime(path)
         if mtime is not None and now.timestamp() - mtime < settle_seconds:
             report.files.append(FileReport(str(path), "waiting", error="still being written"))

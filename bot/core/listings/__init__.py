@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from bot.core.listings import abstracts, email, feeds, numbered
-from bot.core.listings.base import ListingError, ParsedListing, decode_text
+from bot.core.listings.base import ListingError, ParsedListing, decode_text, within_store_bounds
 
 __all__ = ["FORMATS", "ListingError", "ParsedListing", "parse_listing"]
 
@@ -43,8 +43,11 @@ def parse_listing(data: bytes, *, source: str, file_date: date | None = None) ->
             f"unrecognised listing format (first line {first!r}); expected a numbered listing, "
             "an abstract-only listing, an arXiv mailing or an RSS/Atom feed"
         )
+    papers, out_of_bounds = within_store_bounds(result.papers)
     if not result.papers and not result.problems:
         raise ListingError(f"{result.format} listing without any entries")
-    if not result.papers:
-        raise ListingError(f"no readable entries: {'; '.join(result.problems[:3])}")
-    return ParsedListing(result.format, result.papers, problems + result.problems)
+    if not papers:
+        raise ListingError(
+            f"no readable entries: {'; '.join([*result.problems, *out_of_bounds][:3])}"
+        )
+    return ParsedListing(result.format, papers, problems + result.problems + out_of_bounds)

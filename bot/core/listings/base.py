@@ -8,6 +8,12 @@ from dataclasses import dataclass, field
 
 from bot.core.paper import Paper
 
+# What the store keeps of a paper's identity (bot/store/tables.py; a test holds the two in step):
+# an entry beyond them names no real paper, and PostgreSQL would refuse the whole file for it.
+ARXIV_ID_MAX = 40  # characters (new ids have 10, old ones like math.GT/0309136 about 20)
+DOI_MAX = 300  # characters
+VERSION_MAX = 10_000  # arXiv versions stay in the tens; the column is a 32-bit integer
+
 
 class ListingError(ValueError):
     """The file is not a listing paperbot can read; the message says why, for a person."""
@@ -74,3 +80,20 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
     if sample and (controls + sample.count("\ufffd")) > len(sample) * 0.05:
         raise ListingError("binary file (mostly control or undecodable bytes), not a listing")
     return text.replace("\r\n", "\n").replace("\r", "\n"), problems
+
+
+def within_store_bounds(papers: list[Paper]) -> tuple[list[Paper], list[str]]:
+    """The papers the store can keep, and a problem for each that it cannot (an arXiv id or a
+    version no real paper has); a DOI too long to be one is dropped from its paper."""
+    kept: list[Paper] = []
+    problems: list[str] = []
+    for paper in papers:
+        entry = f"entry {paper.title[:40]!r}"
+        if paper.arxiv_id and len(paper.arxiv_id) > ARXIV_ID_MAX:
+            problems.append(f"{entry}: {paper.arxiv_id[:20]}… is too long for an arXiv id")
+            continue
+        if paper.version and paper.version > VERSION_MAX:
+            problems.append(f"{entry}: version {str(paper.version)[:12]} is no arXiv version")
+            continue
+        kept.append(paper.with_changes(doi=None) if len(paper.doi or "") > DOI_MAX else paper)
+    return kept, problems

@@ -1,0 +1,188 @@
+"""Hostile files through ingestion, into a real database (SQLite, and PostgreSQL when
+PAPERBOT_TEST_DATABASE_URL is set): a file is stored or recorded as failed with its reason, never
+an exception that would stop the scan and meet the same file again at the next one. And nothing
+outside the inbox is read because of a name: not through a link dropped in the inbox, not through
+what a listing or a feed names (tests/core/test_hostile_listings.py reads such names at the
+parser; here the whole way into the store)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from bot.core.listings.base import ARXIV_ID_MAX, DOI_MAX
+from bot.feeds import FeedFetcher
+from bot.service import ingest
+from bot.service.ingest import FeedError
+from bot.store import Database, papers
+from bot.store.tables import PaperTable
+from tests.conftest import Clock
+from tests.core.test_hostile_listings import mangled
+
+NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
+EMAIL = "\\\\\narXiv:{id}\nTitle: {title}\nAuthors: A. Lee\n\\\\\nAn abstract.\n\\\\ ( x )\n"
+RSS = (
+    "<rss version='2.0' xmlns:prism='http://prismstandard.org/namespaces/basic/2.0/'><channel>"
+    "<item><title>{title}</title><description>d{text}</description>{more}</item></channel></rss>"
+)
+ARXIV_LINK = "https://arxiv.org/abs/" + "a" * 300 + "/1234567"  # an old-style id, 300 letters
+HOSTILE = {
+    # (what the file holds, the status ingestion gives it)
+    "a DOI of 400 characters": (
+        RSS.format(title="T", text="", more=f"<prism:doi>10.{'1' * 400}</prism:doi>"),
+        "ingested",
+    ),
+    "an old-style arXiv id of 100 letters": (
+        EMAIL.format(id="a" * 100 + "/1234567", title="T"),
+        "failed",
+    ),
+    "a version of 40 digits": (EMAIL.format(id="2601.00001v" + "9" * 40, title="T"), "failed"),
+    "a version past 32 bits": (EMAIL.format(id="2601.00002v3000000000", title="T"), "failed"),
+    "an arXiv link of 300 letters": (
+        RSS.format(title="T", text="", more=f"<link>{ARXIV_LINK}</link>"),
+        "failed",
+    ),
+    "a NUL past the first 8 KB": (
+        "#01Oct 22, 2026\ncs.LG\nTitle\nA, B\n" + "x" * 9000 + "\x00abstract\n",
+        "ingested",
+    ),
+    "control characters and surrogates as references": (
+        RSS.format(title="T&#1;&#xD800;&#0;", text="&#x1b;[31m", more="<link>https://e.org/&#0;</link>"),
+        "ingested",
+    ),
+    "a category of 200 letters": (
+        "#01Oct 22, 2026\ncs." + "a" * 200 + "\nTitle\nA, B\nabstract\n",
+        "ingested",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_file_is_stored_or_recorded_as_failed(any_database: Database, name: str) -> None:
+    content, status = HOSTILE[name]
+    report = ingest.ingest_bytes(
+        any_database, content.encode(), path=name, file_date=None, now=NOW, retry_failed=False
+    )
+    assert report.status == status, report.error
+    with any_database.session() as session:
+        stored = papers.all_papers(session)
+    assert len(stored) == (1 if status == "ingested" else 0)
+
+
+def test_the_bounds_are_the_stores() -> None:
+    columns = PaperTable.__table__.c  # type: ignore[attr-defined]
+    assert (columns.arxiv_id.type.length, columns.doi.type.length) == (ARXIV_ID_MAX, DOI_MAX)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=mangled())
+def test_any_mangled_file_is_stored_or_recorded_as_failed(database: Database, data: bytes) -> None:
+    report = ingest.ingest_bytes(
+        database, data, path="mangled", file_date=None, now=NOW, retry_failed=True
+    )
+    assert report.status in ("ingested", "failed", "skipped")
+
+
+# -- nothing outside the inbox is read ------------------------------------------------------------
+
+SECRET = "#01Oct 22, 2026\ncs.LG\nSECRET title\nA, B\nThe secret abstract.\n"
+LISTING = "#01Oct 22, 2026\ncs.LG\nAn inbox title\nA, B\nAn abstract.\n"
+
+
+def stored_text(database: Database) -> str:
+    with database.session() as session:
+        return repr(papers.all_papers(session))
+
+
+def test_a_link_in_the_inbox_to_a_file_outside_is_not_read(
+    database: Database, tmp_path: Path, clock: Clock
+) -> None:
+    outside, inbox = tmp_path / "outside", tmp_path / "inbox"
+    (outside / "folder").mkdir(parents=True)
+    (inbox / "sub").mkdir(parents=True)
+    (outside / "secret.txt").write_text(SECRET)
+    (outside / "folder" / "secret.txt").write_text(SECRET.replace("SECRET", "SECRET2"))
+    (inbox / "sub" / "listing.txt").write_text(LISTING)
+    (inbox / "absolute.txt").symlink_to(outside / "secret.txt")
+    (inbox / "relative.txt").symlink_to(Path("..") / "outside" / "secret.txt")
+    (inbox / "folder").symlink_to(outside / "folder")  # a folder outside: not walked
+    (inbox / "inside.txt").symlink_to(inbox / "sub" / "listing.txt")  # a link within: read
+    (inbox / "broken.txt").symlink_to(tmp_path / "nowhere.txt")
+    old = clock().timestamp() - 3600
+    for path in [*outside.rglob("*"), *inbox.rglob("*")]:
+        os.utime(path, (old, old), follow_symlinks=False)
+    report = ingest.scan_inbox(database, inbox, settle_seconds=0, clock=clock)
+    found = {Path(f.path).name: (f.status, f.error) for f in report.files}
+    assert found["absolute.txt"] == (
+        "skipped",
+        f"a link to {(outside / 'secret.txt').resolve()}, outside the inbox: not read",
+    )
+    assert found["relative.txt"][0] == "skipped"
+    assert found["inside.txt"][0] == "ingested"  # read once, by its first name
+    assert found["listing.txt"] == ("skipped", f"already read as {inbox / 'inside.txt'}")
+    assert "broken.txt" not in found  # a link to nothing is no file
+    assert "secret" not in found and "SECRET" not in stored_text(database)
+
+
+NAMING = [
+    '<!DOCTYPE rss SYSTEM "file://{secret}"><rss version="2.0"><channel><item><title>T</title>'
+    "</item></channel></rss>",
+    '<?xml-stylesheet href="file://{secret}"?><rss version="2.0"><channel><item><title>T</title>'
+    "</item></channel></rss>",
+    '<rss version="2.0" xmlns:xi="http://www.w3.org/2001/XInclude"><channel><item><title>T'
+    '</title><description><xi:include href="file://{secret}" parse="text"/></description></item>'
+    "</channel></rss>",
+    '<feed xmlns="http://www.w3.org/2005/Atom" xml:base="file://{secret}"><entry><title>T</title>'
+    '<link href="file://{secret}"/><content src="file://{secret}"/></entry></feed>',
+    "#01Oct 22, 2026\ncs.LG\n../../../../../..{secret}\nA, B\nfile://{secret}\n",
+    "{secret}",
+]
+
+
+@pytest.mark.parametrize("content", NAMING)
+def test_a_file_named_by_a_listing_is_never_read(
+    database: Database, tmp_path: Path, content: str
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-CONTENT")
+    data = content.format(secret=secret).encode()
+    ingest.ingest_bytes(database, data, path="naming", file_date=None, now=NOW, retry_failed=True)
+    assert "SECRET-CONTENT" not in stored_text(database)
+
+
+@pytest.fixture
+def redirecting() -> Iterator[str]:
+    """A feed address that redirects to a file on this machine."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/feed"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_feed_that_redirects_to_a_file_is_not_read(redirecting: str) -> None:
+    with pytest.raises(FeedError, match="unsupported protocol 'file://'"):
+        FeedFetcher(timeout=5).fetch(redirecting)
