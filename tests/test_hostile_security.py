@@ -1,0 +1,262 @@
+"""Security, each point with a test that can fail (tests/test_security.py has the token's; the
+inbox and the names in listings and feeds are in tests/service/test_hostile_ingest.py).
+
+* SQL only with bound parameters: a scan of bot/ for SQL built from strings (f-strings, % and
+  .format, + of strings) and for text()/execute() calls given a string built at run time, with an
+  allow-list for DDL that cannot take parameters; and hostile text that reaches the store through
+  the commands comes back as it was written, the tables intact.
+* A group's filters and settings change only by its administrators: every command of the table
+  and every button, pressed by a member who is not one, leaves the chat as it was (whatever
+  flag a new command forgets to set).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.commands import COMMANDS, Caller, handle_text, press_button
+from bot.config import InboxSettings, Settings
+from bot.runtime import Runtime
+from bot.sender import Limits
+from bot.service import feedback, subscriptions
+from bot.store import Database, chats, deliveries
+from tests.conftest import ROOT, Clock
+from tests.listing_cases import CASES
+from tests.transports import RecordingTransport
+
+# -- SQL only with bound parameters ---------------------------------------------------------------
+
+SQL = re.compile(
+    r"\b(?:SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|DROP|CREATE|ALTER\s+TABLE|"
+    r"PRAGMA|TRUNCATE|GRANT|VACUUM)\b"
+)  # as this code writes SQL: upper case ("select a filter" in a message is no SQL)
+RUNS_SQL = {"text", "exec_driver_sql", "execute", "executemany", "executescript"}
+# DDL that cannot take parameters, built from a string: (file, the SQL's start), and why it is
+# safe. Empty today; an entry needs its reason.
+ALLOWED: dict[tuple[str, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int
+    what: str
+
+
+def _literal_text(node: ast.AST) -> str:
+    """The constant text inside a formatted string (f-string parts, the left of % or +)."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp):
+        return _literal_text(node.left) + _literal_text(node.right)
+    return ""
+
+
+def _is_formatted(node: ast.AST) -> bool:
+    """A string built at run time: an f-string with values, % or + on strings, .format, .join."""
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.FormattedValue) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod | ast.Add):
+        return bool(_literal_text(node)) or _is_formatted(node.left) or _is_formatted(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in ("format", "join") and isinstance(node.func.value, ast.Constant)
+    return False
+
+
+def _built(tree: ast.Module) -> set[str]:
+    """Names that some assignment binds to a string built at run time."""
+    return {
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and _is_formatted(node.value)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+
+def sql_findings(source: str, file: str) -> list[Finding]:
+    """SQL built from strings in `source`, and SQL run from anything but a constant."""
+    tree = ast.parse(source)
+    built = _built(tree)
+    found: list[Finding] = []
+    for node in ast.walk(tree):
+        if _is_formatted(node) and SQL.search(_literal_text(node)):
+            start = _literal_text(node).strip()[:30]
+            if (file, start) not in ALLOWED:
+                found.append(Finding(file, node.lineno, f"SQL built from a string: {start!r}"))
+        if isinstance(node, ast.Call) and node.args:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            name = node.func.id if isinstance(node.func, ast.Name) else name
+            first = node.args[0]
+            if name not in RUNS_SQL:
+                continue
+            if _is_formatted(first) or (isinstance(first, ast.Name) and first.id in built):
+                found.append(Finding(file, node.lineno, f"{name}() of {ast.unparse(first)[:40]}"))
+    return found
+
+
+def test_sql_is_only_run_with_bound_parameters() -> None:
+    found = [
+        finding
+        for path in sorted((ROOT / "bot").rglob("*.py"))
+        for finding in sql_findings(path.read_text(), str(path.relative_to(ROOT)))
+    ]
+    assert found == []
+    assert all(reason.strip() for reason in ALLOWED.values())
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'session.execute(text(f"SELECT * FROM chat WHERE id = {chat_id}"))',
+        'connection.exec_driver_sql("DELETE FROM filter WHERE id = %s" % filter_id)',
+        'query = "UPDATE chat SET mode = \'" + mode + "\'"',
+        "connection.execute(text(\"SELECT * FROM paper WHERE title = '{}'\".format(title)))",
+        'query = "WHERE id = " + name\nconnection.exec_driver_sql(query)',
+        'text("; ".join(parts))',
+        'op.execute(f"DROP TABLE {name}")',
+    ],
+)
+def test_the_scan_finds_sql_built_from_strings(source: str) -> None:
+    assert sql_findings(source, "example.py")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'connection.execute(text("SELECT pg_try_advisory_lock(:key)"), {"key": key})',
+        'REVISION = "SELECT version_num FROM alembic_version"\nconnection.execute(text(REVISION))',
+        "connection.exec_driver_sql(insert.sql, values)",  # compiled from SQLAlchemy's insert()
+        'cursor.execute("PRAGMA journal_mode=WAL")',
+        'message = f"Select {n} papers"',
+    ],
+)
+def test_the_scan_lets_bound_and_constant_sql_pass(source: str) -> None:
+    assert sql_findings(source, "example.py") == []
+
+
+INJECTIONS = [  # each a filter the parser takes
+    "x'; DROP TABLE chat; SELECT 1",
+    "y' OR '1'='1",
+    "z%' OR 1=1",
+    "w_%\\",
+    "v OR 1; DELETE FROM filter WHERE 1=1",
+    "u' UNION SELECT token FROM settings",
+    't"; DROP TABLE paper; "',
+]
+
+
+@pytest.fixture
+def runtime(database: Database, clock: Clock, tmp_path: Path) -> Runtime:
+    settings = Settings(inbox=InboxSettings(dir=tmp_path, settle_seconds=0))
+    return Runtime.build(settings, database, RecordingTransport(), clock=clock, limits=Limits.off())
+
+
+async def say(runtime: Runtime, text: str, caller: Caller) -> str:
+    reply = await handle_text(runtime, caller, text, bot_username="paperbot")
+    assert reply is not None
+    return reply.text
+
+
+async def test_text_shaped_like_sql_is_stored_as_written(runtime: Runtime) -> None:
+    bob = Caller(2)
+    await say(runtime, "/subscribe mamba", bob)
+    for text in INJECTIONS:
+        assert "saved" in await say(runtime, f"/subscribe {text}", Caller(1))
+    await say(runtime, "/timezone x'; DROP TABLE chat; --", Caller(1))
+    await say(runtime, "/like 2601.00001'; DROP TABLE feedback; --", Caller(1))
+    assert [f.source for f in subscriptions.list_filters(runtime.database, chat_id=1)] == INJECTIONS
+    assert [f.source for f in subscriptions.list_filters(runtime.database, chat_id=2)] == ["mamba"]
+    with runtime.database.session() as session:
+        assert len(chats.all_chats(session)) == 2
+
+
+# -- a group's filters change only by its administrators ------------------------------------------
+
+GROUP = -5
+NOW = datetime(2026, 10, 22, tzinfo=UTC)
+# Every command, with arguments that would change something if anyone could.
+SAID = {
+    "start": "/start",
+    "help": "/help",
+    "subscribe": "/subscribe diffusion",
+    "list": "/list",
+    "unsubscribe": "/unsubscribe all",
+    "preview": "/preview diffusion",
+    "similar": "/similar 2610.18001",
+    "mode": "/mode instant",
+    "time": "/time 13:30",
+    "timezone": "/timezone Europe/Berlin",
+    "updates": "/updates on",
+    "digest": "/digest",
+    "like": "/like 2610.18001",
+    "dislike": "/dislike 2610.18001",
+    "layout": "/layout full",
+    "pause": "/pause",
+    "resume": "/resume",
+    "status": "/status",
+    "export": "/export",
+    "import": "/import\ndiffusion\nlike 2610.18001",
+    "stop": "/stop",
+    "stats": "/stats",
+}
+
+
+async def _no() -> bool:
+    return False
+
+
+async def _yes() -> bool:
+    return True
+
+
+MEMBER_ONLY = Caller(GROUP, "group", _no)
+
+
+def state(runtime: Runtime) -> tuple[object, ...]:
+    """What the chat's administrators decide: its settings, filters and ratings (its ledger
+    moves with deliveries: /digest, open to all, sends what waits)."""
+    with runtime.database.session() as session:
+        chat = chats.get_chat(session, chat_id=GROUP)
+        kept = chats.chat_filters(session, chat_id=GROUP)
+    assert chat is not None
+    settings = dataclasses.replace(chat, last_digest_at=NOW, created_at=NOW)
+    ratings = feedback.counts(runtime.database, chat_id=GROUP)
+    return settings, [(f.source, f.canonical) for f in kept], ratings
+
+
+def ledger(runtime: Runtime) -> list[int]:
+    with runtime.database.session() as session:
+        return [row.id for row in deliveries.all_deliveries(session, chat_id=GROUP)]
+
+
+async def test_a_member_who_is_not_an_administrator_changes_nothing(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    assert set(SAID) == {c.name for c in COMMANDS}  # a new command is added here too
+    shutil.copy(CASES / "arxiv_rss_three.xml", tmp_path / "day.xml")
+    os.utime(tmp_path / "day.xml", (0, 0))  # long settled
+    admin = Caller(GROUP, "group", _yes)
+    await say(runtime, '/subscribe "kv cache"', admin)
+    runtime.scan()  # the day's papers, matched into the group's ledger
+    await say(runtime, "/like 2610.18002", admin)
+    before = state(runtime)
+    [row] = ledger(runtime)
+    assert before[1] and before[2] == (1, 0)
+    for text in SAID.values():
+        await say(runtime, text, MEMBER_ONLY)
+        assert state(runtime) == before, text
+    for data in (f"like:{row}", f"dislike:{row}", f"similar:{row}", "remove:1", "stop:yes"):
+        await press_button(runtime, MEMBER_ONLY, data)
+        assert state(runtime) == before, data
