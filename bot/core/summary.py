@@ -97,8 +97,8 @@ _PHRASE_BREAK = re.compile(  # where a shorter sentence still stands: before 'to
     r" (?=(?:that|which|where|while|whereas|and|to|by|using|via|with|for|in order to) )"
 )
 CUT_MIN = 80  # a cut shorter than this says too little
-_RESULT = re.compile(
-    r"\d(?:[\d.,]*)\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
+_RESULT = re.compile(  # a number is tried from its first digit only: linear on '1,1,1,...'
+    r"(?<![\d.,])\d[\d.,]*+\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
     r"\b(?:outperform|improv|achiev|reduc|speed|accelerat|surpass|faster|state-of-the-art)",
     re.I,
 )

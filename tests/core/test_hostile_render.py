@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from bot.core.compose import Composed, Layout, Outgoing, compose_alert, compose_
 from bot.core.highlight import Highlight
 from bot.core.paper import AnnounceType, Paper
 from bot.core.render import MESSAGE_LIMIT, Item, MatchedFilter, render_fitting, size
+from tests.growth import assert_linear
 from tests.telegram_html import check_message
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -132,3 +134,32 @@ def test_digests_and_their_pages_of_hostile_papers_are_sendable(
         first_row = messages[-1].buttons[-1][0].data.split(":")[1]
         page = compose_page(behind, title, layout, row_id=int(first_row), number=layout.page + 1)
         assert_sendable(page)
+
+
+# -- work that grows with the paper, and no faster ----------------------------------------------
+
+ABSTRACTS = {
+    # an abstract of size n (the run number keeps the summaries' cache from answering)
+    "a number that never ends": lambda n, run: f"We propose X{run}. It gains " + "1," * n,
+    "dotted digits": lambda n, run: f"We propose X{run}. It gains " + "1." * n,
+    "we, again and again": lambda n, run: f"X{run} " + "we " * n,
+    "this paper, again and again": lambda n, run: f"X{run} " + "this paper " * n,
+    "clauses": lambda n, run: f"We propose X{run}, " + "a, " * n,
+    "open parentheses": lambda n, run: f"We propose X{run} " + "(" * n,
+    "sentences": lambda n, run: f"X{run}. " + "We propose A. It gains 3%. " * n,
+    "escapes": lambda n, run: f"X{run} " + "<&>" * n,
+}
+
+
+def card_of(abstract: str) -> str:
+    paper = Paper(title="A title", abstract=abstract, source="hostile", arxiv_id="2610.00001")
+    marks = [Highlight("abstract", i, i + 1) for i in range(0, min(len(abstract), 1000), 7)]
+    return render_fitting(Item(paper, marks, [MatchedFilter(1, "a")]))
+
+
+@pytest.mark.parametrize("name", ABSTRACTS)
+def test_a_card_grows_linearly_with_its_abstract(name: str) -> None:
+    """The TL;DR's sentence scoring and the card's cutting, on abstracts shaped to make a
+    backtracking pattern or a cut-and-measure loop go quadratic (a number of 1,000 digits
+    took 16 times the work of one of 250)."""
+    assert_linear(card_of, ABSTRACTS[name], 500, largest=1 << 22)
