@@ -22,6 +22,7 @@ from bot.service import subscriptions
 from bot.store import Database
 from tests.conftest import Clock
 from tests.telegram_html import check_message
+from tests.test_cli import paperbot
 from tests.transports import RecordingTransport
 
 ADA = 1
@@ -229,3 +230,31 @@ async def test_any_button_data_gets_an_answer(runtime: Runtime, action: str, val
     reply = await press_button(runtime, Caller(ADA), f"{action}:{value}")
     if not reply.notice:
         assert check_message(reply.text, "HTML") is None
+
+
+def test_the_console_answers_hostile_lines_and_exits_cleanly(tmp_path: Path) -> None:
+    """The other adapter of the same command layer: `paperbot console` with piped input."""
+    lines = [
+        "/timezone " + "x" * 10_000,
+        "/subscribe kv\x00cache",
+        "/layout abstracts ²",
+        "/" + "y" * 10_000,
+        "/like " + IDS,
+        "/subscribe שלום",
+        "/status",
+    ]
+    (tmp_path / "inbox").mkdir()
+    env = {"PAPERBOT_INBOX_DIR": "inbox"}
+    result = paperbot(tmp_path, "console", stdin="\n".join(lines) + "\n", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    for answer in [
+        "I do not know the time zone " + "x" * 79 + "…",
+        "control character (U+0000) not allowed in a filter at 3",
+        "Usage: /layout compact|full, abstracts N, page N",
+        "I do not know /" + "y" * 39 + "…",
+        " and 990 more ids",
+        "Filter 1 saved, understood as שלום.",
+        "Filters: 1 (/list)",
+    ]:
+        assert answer in result.stdout, answer
