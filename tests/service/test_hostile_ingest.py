@@ -7,6 +7,7 @@ parser; here the whole way into the store)."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import threading
 from collections.abc import Iterator
@@ -163,26 +164,40 @@ def test_a_file_named_by_a_listing_is_never_read(
 
 
 @pytest.fixture
-def redirecting() -> Iterator[str]:
-    """A feed address that redirects to a file on this machine."""
+def hostile_feeds() -> Iterator[str]:
+    """Feed addresses that answer badly: /redirect sends to a file on this machine, /bomb is
+    50 KB of gzip that unpacks to 50 MB."""
+    bomb = gzip.compress(b"\0" * 50_000_000, compresslevel=9)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            self.send_response(302)
-            self.send_header("Location", "file:///etc/passwd")
-            self.send_header("Content-Length", "0")
+            redirect = self.path == "/redirect"
+            self.send_response(302 if redirect else 200)
+            if redirect:
+                self.send_header("Location", "file:///etc/passwd")
+            else:
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", "0" if redirect else str(len(bomb)))
             self.end_headers()
+            if not redirect:
+                self.wfile.write(bomb)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/feed"
+    yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
 
 
-def test_a_feed_that_redirects_to_a_file_is_not_read(redirecting: str) -> None:
+def test_a_feed_that_redirects_to_a_file_is_not_read(hostile_feeds: str) -> None:
     with pytest.raises(FeedError, match="unsupported protocol 'file://'"):
-        FeedFetcher(timeout=5).fetch(redirecting)
+        FeedFetcher(timeout=5).fetch(f"{hostile_feeds}/redirect")
+
+
+def test_a_feed_that_unpacks_past_the_limit_is_refused(hostile_feeds: str) -> None:
+    """The limit counts what the feed unpacks to, not the 50 KB that came."""
+    with pytest.raises(FeedError, match="too large: at least .* over the limit of 1 MB"):
+        FeedFetcher(timeout=5, max_bytes=1_000_000).fetch(f"{hostile_feeds}/bomb")
