@@ -93,10 +93,10 @@ def assert_every_row_settled(messages: list[Outgoing], batch: Composed) -> None:
     assert settled == sorted(rows[0].id for _, rows in batch)
 
 
-# A few dozen examples a run (each paper may carry 100 KB fields); HYPOTHESIS_PROFILE=thorough
-# multiplies them as it does every property test's.
+# A quarter of the usual examples a run (each paper may carry 100 KB fields);
+# HYPOTHESIS_PROFILE=thorough multiplies them as it does every property test's.
 HOSTILE = settings(
-    max_examples=max(settings().max_examples * 2 // 5, 1),
+    max_examples=max(settings().max_examples // 4, 1),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
