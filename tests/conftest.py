@@ -13,6 +13,7 @@ from hypothesis import settings
 from sqlalchemy import create_engine, text
 
 from bot.store import Database
+from tests.fake_telegram import FakeTelegram
 from tests.feed_server import FeedServer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,3 +89,12 @@ def feeds() -> Iterator[FeedServer]:
     server = FeedServer()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeTelegram]:
+    """The fake Bot API on 127.0.0.1, for tests that run the bot as a process or over HTTP."""
+    fake = FakeTelegram()
+    fake.start()
+    yield fake
+    fake.stop()

@@ -26,6 +26,9 @@ FORBIDDEN_STDLIB = {
     "requests",
     "io",
 }
+# In-memory streams only: feedparser is handed a listing's bytes as a BytesIO, because given
+# bytes or a string it may take them for a file name or an address and read that instead.
+IN_MEMORY = {"io": {"BytesIO", "StringIO"}}
 
 
 def imported(path: Path) -> dict[str, set[str]]:
@@ -57,10 +60,12 @@ def name(path: Path) -> str:
 
 @pytest.mark.parametrize("module", sorted(CORE.rglob("*.py")), ids=lambda p: p.name)
 def test_core_module_is_pure(module: Path) -> None:
-    for name in imports(module):
+    for name, names in imported(module).items():
         top = name.split(".")[0]
         if top == "bot":
             assert name.startswith("bot.core"), f"{module.name} imports {name}"
+        elif names and names <= IN_MEMORY.get(name, set()):
+            continue
         else:
             assert top not in FORBIDDEN_STDLIB, f"{module.name} imports {name}"
             assert top in ALLOWED_THIRD_PARTY or top in _stdlib(), f"{module.name} imports {name}"

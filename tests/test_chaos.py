@@ -31,7 +31,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -60,14 +60,6 @@ def rng(request: pytest.FixtureRequest) -> random.Random:
     """The test's random choices, from CHAOS_SEED (printed: pytest shows it with a failure)."""
     print(f"CHAOS_SEED={SEED} (replay: CHAOS_SEED={SEED} pytest {request.node.nodeid})")
     return random.Random(f"{SEED}-{request.node.name}")
-
-
-@pytest.fixture
-def server() -> Iterator[FakeTelegram]:
-    fake = FakeTelegram()
-    fake.start()
-    yield fake
-    fake.stop()
 
 
 # -- the day: listing files, chats and what each should get ----------------------------------------

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,14 +22,6 @@ from tests.fake_telegram import FakeTelegram
 from tests.telegram.conftest import TOKEN
 
 ADA = 101
-
-
-@pytest.fixture
-def server() -> Iterator[FakeTelegram]:
-    fake = FakeTelegram()
-    fake.start()
-    yield fake
-    fake.stop()
 
 
 def start(

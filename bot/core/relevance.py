@@ -23,15 +23,17 @@ import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from scipy import sparse
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import normalize
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+# scikit-learn is imported where it is used, not here: importing it is half of a process's start
+# (4 of 10 s on a loaded 2-core VM), and a bot whose chats never rated anything never needs it.
 
 from bot.core.paper import Paper
 
@@ -120,6 +122,8 @@ class TextModel:
         dimensions = min(LATENT_DIMENSIONS, weights.shape[1] - 1, len(papers) - 1)
         latent = np.zeros((0, weights.shape[1]), dtype=np.float32)  # too few papers: none
         if dimensions > 0:
+            from sklearn.decomposition import TruncatedSVD
+
             svd = TruncatedSVD(dimensions, random_state=0).fit(weights)  # seeded: reproducible
             latent = np.asarray(svd.components_, dtype=np.float32)
         return cls(vectorizer, latent, len(papers))
@@ -131,6 +135,8 @@ class TextModel:
         weights = self._vectorizer.transform([paper_text(p) for p in papers])
         if not self._latent.shape[0]:
             return Vectors(weights, self)
+        from sklearn.preprocessing import normalize
+
         latent = normalize(weights @ self._latent.T)
         both = sparse.hstack([weights, sparse.csr_matrix(latent)], format="csr") / math.sqrt(2)
         return Vectors(both, self)
@@ -151,6 +157,8 @@ class TextModel:
 
 
 def _vectorizer(vocabulary: dict[str, int] | None) -> TfidfVectorizer:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     return TfidfVectorizer(
         vocabulary=vocabulary,
         sublinear_tf=True,  # a word said ten times is not ten times as telling
@@ -201,6 +209,8 @@ class ChatModel:
             + [BACKGROUND_WEIGHT] * len(background)
         )
         # the dual visits papers in a random order: seeded, the same feedback gives the same model
+        from sklearn.linear_model import LogisticRegression
+
         classifier = LogisticRegression(
             C=C, class_weight="balanced", solver=SOLVER, dual=True, max_iter=1000, random_state=0
         )

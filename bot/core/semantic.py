@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy import sparse
-from sklearn.preprocessing import normalize
 
 from bot.core.paper import Paper
 from bot.core.relevance import TextModel, Vectors, paper_text
@@ -44,6 +43,8 @@ class SemanticModel:
         text = self.text_model.vectors(papers).matrix
         if not papers:
             return Vectors(sparse.csr_matrix((0, text.shape[1] + self.dimensions)), self)
+        from sklearn.preprocessing import normalize  # imported when used, as in relevance.py
+
         embedded = normalize(np.asarray(self._embed([paper_text(p) for p in papers]), np.float64))
         both = sparse.hstack([text, EMBEDDING_WEIGHT * sparse.csr_matrix(embedded)], format="csr")
         return Vectors(both / math.sqrt(1 + EMBEDDING_WEIGHT**2), self)

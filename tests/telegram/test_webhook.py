@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +26,6 @@ from tests.test_cli import paperbot
 URL = "https://bot.example.org/telegram/paperbot"
 SECRET = "s3cret_webhook-token"
 HEADER = "X-Telegram-Bot-Api-Secret-Token"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeTelegram]:
-    fake = FakeTelegram()
-    fake.start()
-    yield fake
-    fake.stop()
 
 
 @pytest.fixture

@@ -3,12 +3,12 @@ RSS 1.0/RDF feed, arXiv API Atom answers, and any other RSS/Atom feed (the gener
 
 from __future__ import annotations
 
-import io
 import re
 import time
 from collections.abc import Callable
 from datetime import date, datetime
 from email.utils import parsedate_to_datetime
+from io import BytesIO
 from typing import Any
 
 import feedparser
@@ -276,7 +276,7 @@ def _read_feed(data: bytes) -> Any:
     them as a file name, and a listing's content must never name a file to read."""
     data = _CHARACTER_REFERENCE.sub(_readable_reference, data)
     try:
-        return feedparser.parse(io.BytesIO(data), sanitize_html=False, resolve_relative_uris=False)
+        return feedparser.parse(BytesIO(data), sanitize_html=False, resolve_relative_uris=False)
     except (ValueError, LookupError, OverflowError, RecursionError) as error:
         raise ListingError(f"not a readable feed: {type(error).__name__}: {error}") from None
 
