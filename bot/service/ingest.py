@@ -121,6 +121,18 @@ def store_papers(
     return new_ids, updated_ids, distinct.duplicates
 
 
+PROBLEMS_NAMED = 10  # a file's report names its first problems and counts the others
+
+
+def problems_line(problems: Sequence[str]) -> str | None:
+    """A file's problems in one line for its report, the first few named (a hostile file may
+    have a hundred thousand bad entries)."""
+    if not problems:
+        return None
+    more = len(problems) - PROBLEMS_NAMED
+    return "; ".join(problems[:PROBLEMS_NAMED]) + (f"; and {more} more" if more > 0 else "")
+
+
 def ingest_bytes(
     database: Database,
     data: bytes,
@@ -157,7 +169,7 @@ def ingest_bytes(
             entries=len(parsed.papers),
             new=len(new_ids),
             duplicates=duplicates,
-            error="; ".join(parsed.problems) or None,
+            error=problems_line(parsed.problems),
             announced=max((p.announced for p in parsed.papers if p.announced), default=None),
             new_paper_ids=new_ids,
             updated_paper_ids=updated_ids,

@@ -41,9 +41,9 @@ def read(data: bytes) -> ParsedListing | str:
     try:
         parsed = parse_listing(data, source="hostile")
     except ListingError as error:
-        assert str(error).strip()
+        assert str(error).strip() and len(str(error)) < 1000  # for a person: short
         return str(error)
-    assert parsed.papers
+    assert parsed.papers and all(len(problem) < 1000 for problem in parsed.problems)
     for paper in parsed.papers:
         assert_storable(paper)
     return parsed
@@ -128,6 +128,12 @@ def test_stray_bytes_in_utf8_are_replaced_and_reported() -> None:
     ("data", "message"),
     [
         (SCHON.encode("utf-32"), "binary file"),
+        (
+            b"\\\\\narXiv:2601.00001" + b"x" * 100_000 + b"\nTitle: t\n",
+            "no readable entries: entry",
+        ),
+        (b"<rss><" + b"a" * 100_000, "not a readable feed: XML error"),
+        (b"x" * 100_000, "unrecognised listing format (first line 'xxxxxxx"),
         (bytes(range(256)) * 40, "binary file"),
         (b"\x89PNG\r\n\x1a\n" + bytes(range(1, 200)) * 50, "binary file"),
         (b"\n\n  \t\n", "empty file"),

@@ -78,6 +78,17 @@ def test_a_hostile_file_is_stored_or_recorded_as_failed(any_database: Database, 
     assert len(stored) == (1 if status == "ingested" else 0)
 
 
+def test_a_file_of_a_hundred_thousand_bad_entries_reports_the_first_few(database: Database) -> None:
+    bad = "#01Oct 22, 2026\ncs.LG\n" * 100_000  # each entry cut after its category
+    data = (bad + "#02Oct 22, 2026\ncs.LG\nTitle\nA, B\nAn abstract.\n").encode()
+    report = ingest.ingest_bytes(
+        database, data, path="bad.txt", file_date=None, now=NOW, retry_failed=False
+    )
+    assert report.status == "ingested" and report.entries == 1 and report.error is not None
+    assert report.error.startswith("entry #01 at line 1: expected category, title, authors")
+    assert report.error.endswith("; and 99990 more") and len(report.error) < 2000
+
+
 def test_the_bounds_are_the_stores() -> None:
     columns = PaperTable.__table__.c  # type: ignore[attr-defined]
     assert (columns.arxiv_id.type.length, columns.doi.type.length) == (ARXIV_ID_MAX, DOI_MAX)

@@ -46,8 +46,14 @@ def parse_listing(data: bytes, *, source: str, file_date: date | None = None) ->
     papers, out_of_bounds = within_store_bounds(result.papers)
     if not result.papers and not result.problems:
         raise ListingError(f"{result.format} listing without any entries")
+    found = [_shortened(p) for p in [*result.problems, *out_of_bounds]]
     if not papers:
-        raise ListingError(
-            f"no readable entries: {'; '.join([*result.problems, *out_of_bounds][:3])}"
-        )
-    return ParsedListing(result.format, papers, problems + result.problems + out_of_bounds)
+        raise ListingError(f"no readable entries: {'; '.join(found[:3])}")
+    return ParsedListing(result.format, papers, problems + found)
+
+
+PROBLEM_SHOWN = 300  # characters of a problem: it quotes the file, whose lines may be megabytes
+
+
+def _shortened(problem: str) -> str:
+    return problem if len(problem) <= PROBLEM_SHOWN else problem[: PROBLEM_SHOWN - 1] + "…"
