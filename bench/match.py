@@ -324,7 +324,10 @@ def reference(
     papers: list[Paper], sources: list[str], results: list[list[int]], evaluations: int
 ) -> dict[str, Any]:
     """The plain matcher on a sample (papers x filters, at most `evaluations` pairs), its time
-    scaled linearly to all papers and all filters, and whether the index found the same."""
+    scaled linearly to all papers and all filters, and whether the index found the same. None
+    of it for no evaluations."""
+    if evaluations <= 0:
+        return {"reference_seconds": None, "agree_on_sample": None}
     paper_sample = max(1, min(len(papers), evaluations // len(sources)))
     filter_sample = min(len(sources), evaluations // paper_sample)
     nodes = [parse_query(s) for s in sources[:filter_sample]]
@@ -384,7 +387,7 @@ def main() -> None:
         "--reference-evaluations",
         type=int,
         default=100_000,
-        help="filter x paper evaluations the reference sample makes",
+        help="filter x paper evaluations the reference sample makes (0: no reference)",
     )
     parser.add_argument(
         "--vocabulary-papers",
@@ -457,7 +460,9 @@ def main() -> None:
         "peak_rss_mb": peak,
         "rss_before_index_mb": rss_before,
         **checked,
-        "speedup": round(checked["reference_seconds"] / match_seconds, 1),
+        "speedup": round(checked["reference_seconds"] / match_seconds, 1)
+        if checked["reference_seconds"]
+        else None,
         "data": {
             "papers": ", ".join(map(str, args.listing)) if args.listing else "generated",
             "filters": str(args.filters_file) if args.filters_file else "generated",
