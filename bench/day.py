@@ -60,11 +60,11 @@ from bench.digest import read_day  # noqa: E402
 from bench.match import STOPWORDS, calibration_seconds, peak_rss_mb  # noqa: E402
 from bot.commands import Caller, handle_text  # noqa: E402
 from bot.config import DatabaseSettings, Settings  # noqa: E402
-from bot.core.compose import FilterMarks, Layout, compose_digest, compose_items, digest_title  # noqa: E402
 from bot.core.paper import Paper  # noqa: E402
 from bot.core.query import FilterRules, InvalidQuery, canonical  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
 from bot.service import ingest  # noqa: E402
+from bot.service.composing import Composer  # noqa: E402
 from bot.store import Database, chats, deliveries, papers  # noqa: E402
 from bot.store.database import create_database_engine, database_url  # noqa: E402
 from tests import reference_matcher  # noqa: E402
@@ -283,7 +283,6 @@ class Composed:
     digests: int = 0
     messages: int = 0
     characters: int = 0
-    read_seconds: float = 0.0  # of the whole: reading each chat's rows (and new papers)
     slowest_chat_ms: float = 0.0
     chats: int = 0  # chats done (fewer than asked when the time limit stopped the round)
     seconds: float = 0.0
@@ -292,39 +291,30 @@ class Composed:
 def compose_all(
     database: Database, rules: FilterRules, chat_ids: Sequence[int], limit: float
 ) -> Composed:
-    """Every chat's digest as the postman composes it for a digest round (bot.service.delivery:
-    the round's filters read at once, papers read once and kept for the round, then per chat its
-    rows, compose_items, compose_digest), without sending. Ranking is left out: no chat has
-    rated anything. Stops after `limit` seconds, having done `chats` of them."""
+    """Every chat's digest as the postman composes it in a digest round (bot.service.composing:
+    one round, its chats' filters read at once, papers read once and kept), without sending.
+    Ranking is left out: no chat has rated anything. Stops after `limit` seconds, having done
+    `chats` of them."""
     found = Composed()
     began = time.perf_counter()
-    marks = FilterMarks(rules.parse)
-    known: dict[int, Paper] = {}
+    composer = Composer(database, rules)
     wanted = set(chat_ids)
     with database.session() as session:
         due = [c for c in chats.all_chats(session, active_only=True) if c.id in wanted]
-        filters = chats.filters_of_chats(session, chat_ids=[c.id for c in due])
-    for chat in due:
-        start = time.perf_counter()
-        with database.session() as session:
-            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
-            papers.count_papers_since(session, since=chat.last_digest_at)  # as the postman does
-            missing = {row.paper_id for row in rows} - known.keys()
-            known.update(papers.get_papers(session, paper_ids=missing))
-        read = time.perf_counter()
-        found.read_seconds += read - start
-        if rows:
-            items = compose_items(rows, known, filters[chat.id], marks)
-            title = digest_title(date.today(), [item.paper.announced for item, _ in items])
-            messages = compose_digest(items, title, Layout.of(chat))
-            found.digests += 1
-            found.messages += len(messages)
-            found.characters += sum(len(m.text) for m in messages)
-        found.slowest_chat_ms = max(found.slowest_chat_ms, (time.perf_counter() - start) * 1000)
-        found.chats += 1
-        found.seconds = time.perf_counter() - began
-        if found.seconds > limit:
-            break
+    now = datetime.now(UTC)
+    with composer.round([chat.id for chat in due]):
+        for chat in due:
+            start = time.perf_counter()
+            digest = composer.digest(chat, now)
+            if digest.messages:
+                found.digests += 1
+                found.messages += len(digest.messages)
+                found.characters += sum(len(m.text) for m in digest.messages)
+            found.slowest_chat_ms = max(found.slowest_chat_ms, (time.perf_counter() - start) * 1000)
+            found.chats += 1
+            found.seconds = time.perf_counter() - began
+            if found.seconds > limit:
+                break
     return found
 
 
@@ -504,7 +494,6 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "compose_seconds": round(compose_seconds, 2),
         "compose_complete": composed.chats == args.chats,
         "composed_chats": composed.chats,
-        "compose_read_seconds": round(composed.read_seconds, 2),
         "slowest_digest_ms": round(composed.slowest_chat_ms, 1),
         "digests": composed.digests,
         "messages": composed.messages,

@@ -16,37 +16,31 @@ import asyncio
 import contextlib
 import logging
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 from sqlalchemy import Connection
 
 from bot.core.buttons import Keyboard
-from bot.core.chat import BEHIND_MORE, Chat, Delivery, Filter
+from bot.core.chat import BEHIND_MORE, Chat, Delivery
 from bot.core.compose import (
-    Composed,
-    FilterMarks,
     Layout,
     Outgoing,
     card_buttons,
     compose_alert,
-    compose_digest,
-    compose_items,
     compose_page,
     digest_title,
-    empty_digest_line,
-    ranked,
 )
-from bot.core.paper import Paper
 from bot.core.query import FilterRules
 from bot.core.render import render_fitting
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
+from bot.service.composing import Composer
 from bot.service.ranking import Ranker
 from bot.service.status import waiting
-from bot.store import Database, chats, deliveries, leases, papers
+from bot.store import Database, chats, deliveries, leases
 
 log = logging.getLogger(__name__)
 
@@ -109,14 +103,11 @@ class Postman:
         self.processes = 1  # live processes sharing the database: a round takes its share
         self.claims: Counter[int] = Counter()  # chats claimed, by how many rounds hold each
         self.renewer: asyncio.Task[None] | None = None
-        self.marks = FilterMarks(rules.parse)
+        self.composer = Composer(database, rules, ranker)
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         # Bumped whenever a chat's rows are being sent: rows read at an older version are read
         # again under the chat's lock, so two senders never send the same rows.
         self.chat_versions: dict[int, int] = defaultdict(int)
-        self.papers: dict[int, Paper] = {}  # read once per tick, whatever the number of chats
-        self.filters: dict[int, list[Filter]] = {}  # the tick's chats' filters, by chat
-        self.ticks = 0
 
     def resume(self) -> int:
         """On start: rows left `sending` by a crash go back to pending (at-least-once), except
@@ -141,7 +132,7 @@ class Postman:
                     if row.chat_id in mine:
                         by_chat[row.chat_id].append(row)
             versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
-            with self._tick(list(by_chat)):
+            with self.composer.round(list(by_chat)):
                 for part in await asyncio.gather(
                     *(self._alert_chat(c, rows, versions[c]) for c, rows in sorted(by_chat.items()))
                 ):
@@ -154,7 +145,7 @@ class Postman:
         report = SendReport()
         async with self._claimed([chat.id for chat in self._due()], shared=True) as mine:
             due = [chat for chat in self._due() if chat.id in mine]  # not sent meanwhile
-            with self._tick([chat.id for chat in due]):
+            with self.composer.round([chat.id for chat in due]):
                 for part in await asyncio.gather(*(self.send_digest(chat) for chat in due)):
                     report.add(part)
         return report
@@ -187,7 +178,7 @@ class Postman:
             if not mine:  # another process is sending to the chat: what waits goes later
                 report.waiting = 1
                 return report
-            with self._tick():
+            with self.composer.round():
                 await self._send_digest(chat, report)
         return report
 
@@ -241,68 +232,28 @@ class Postman:
 
     # -- rounds ------------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def _tick(self, chat_ids: Sequence[int] = ()) -> Iterator[None]:
-        """Papers (and the given chats' filters) are read once per tick for all its chats, and
-        forgotten after it."""
-        if chat_ids:
-            with self.database.session() as session:
-                self.filters.update(chats.filters_of_chats(session, chat_ids=chat_ids))
-        self.ticks += 1
-        try:
-            yield
-        finally:
-            self.ticks -= 1
-            if not self.ticks:
-                self.papers.clear()
-                self.filters.clear()
-
     async def _alert_chat(self, chat_id: int, rows: list[Delivery], version: int) -> SendReport:
         report = SendReport()
         async with self.chat_locks[chat_id]:
             if self.chat_versions[chat_id] != version:  # sent to since `rows` were read
                 with self.database.session() as session:
                     rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
-            items = self._items(chat_id, rows)
+            items = self.composer.items(chat_id, rows)
             await self._send_messages(chat_id, compose_alert(items), report)
         return report
 
     async def _send_digest(self, chat: Chat, report: SendReport) -> None:
         now = self.clock()
-        with self.database.session() as session:
-            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
-            arrived = papers.count_papers_since(session, since=chat.last_digest_at)
-            has_filters = bool(chats.chat_filters(session, chat_id=chat.id))
-        if rows:
-            items = await self._ranked(chat.id, self._items(chat.id, rows))
-            title = digest_title(now.date(), [item.paper.announced for item, _ in items])
-            await self._send_messages(
-                chat.id, compose_digest(items, title, Layout.of(chat)), report
-            )
-        elif has_filters:
-            report.add(await self.send_text(chat.id, empty_digest_line(arrived)))
+        # composed in a thread: a busy chat's digest takes a tenth of a second or more
+        # (bench/day.py), which the event loop would owe every other chat's command meanwhile
+        digest = await asyncio.to_thread(self.composer.digest, chat, now)
+        if digest.messages:
+            await self._send_messages(chat.id, digest.messages, report)
+        elif digest.line:
+            report.add(await self.send_text(chat.id, digest.line))
         if not report.waiting and chat.id not in report.chats_gone:
             with self.database.session() as session:
                 chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
-
-    async def _ranked(self, chat_id: int, items: Composed) -> Composed:
-        """The items with the chat's scores, when it has a ranking model (scored off the event
-        loop: vectorising a digest's papers and training a chat's model take milliseconds to a
-        tenth of a second)."""
-        if self.ranker is None:
-            return items
-        candidates = {rows[0].paper_id: item.paper for item, rows in items}
-        scores = await asyncio.to_thread(self.ranker.rank, chat_id, candidates)
-        return ranked(items, {p: (s.value, s.why) for p, s in scores.items()})
-
-    def _items(self, chat_id: int, rows: Sequence[Delivery]) -> Composed:
-        with self.database.session() as session:
-            missing = {r.paper_id for r in rows} - self.papers.keys()
-            self.papers.update(papers.get_papers(session, paper_ids=missing))
-            listed = self.filters.get(chat_id)
-            if listed is None:
-                listed = chats.chat_filters(session, chat_id=chat_id)
-        return compose_items(rows, self.papers, listed, self.marks)
 
     # -- sending and the ledger's states -------------------------------------------------------
 
@@ -401,8 +352,8 @@ class Postman:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat_id)
         if row is None:
             return False
-        with self._tick():
-            [(item, _)] = self._items(chat_id, [row])
+        with self.composer.round():
+            [(item, _)] = self.composer.items(chat_id, [row])
         await self.send_text(chat_id, render_fitting(item), card_buttons(item, row.id))
         return True
 
@@ -415,8 +366,8 @@ class Postman:
             if row is None or row.message_id is None:
                 return False
             rows = deliveries.behind_button(session, chat_id=chat.id, message_id=row.message_id)
-        with self._tick():
-            items = self._items(chat.id, rows)
+        with self.composer.round():
+            items = self.composer.items(chat.id, rows)
         title = digest_title(self.clock().date(), [item.paper.announced for item, _ in items])
         page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
         for message in page:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from datetime import datetime
 
+import sqlalchemy as sa
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
@@ -215,14 +216,15 @@ def set_filter_model(session: Session, *, filter_id: int, model: bytes) -> None:
     session.execute(update(FilterTable).where(col(FilterTable.id) == filter_id).values(model=model))
 
 
-def active_filter_ids(session: Session) -> set[int]:
-    """Ids of the filters of active chats (paused chats too: their matches are held, not lost)."""
+def active_filter_owners(session: Session) -> dict[int, int]:
+    """The filters of active chats (paused chats too: their matches are held, not lost): filter
+    id -> chat id."""
     statement = (
-        select(FilterTable.id)
+        sa.select(col(FilterTable.id), col(FilterTable.chat_id))
         .join(ChatTable, col(ChatTable.id) == col(FilterTable.chat_id))
         .where(col(ChatTable.active))
     )
-    return {i for i in session.exec(statement) if i is not None}
+    return {filter_id: chat_id for filter_id, chat_id in session.execute(statement)}
 
 
 def count_filters(session: Session) -> int:

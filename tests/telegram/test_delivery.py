@@ -272,10 +272,10 @@ async def test_overlapping_delivery_ticks_send_nothing_twice(world: World) -> No
     await world.server.wait_for(lambda: held.holding == 1)
     later = [asyncio.create_task(postman.deliver_instant()) for _ in range(2)]
     for _ in range(1000):  # until both later rounds have read the ledger and wait for the chat
-        if postman.ticks == 3:
+        if postman.composer.rounds == 3:
             break
         await asyncio.sleep(0)  # a turn of the event loop, not a wait for time
-    assert postman.ticks == 3
+    assert postman.composer.rounds == 3
     assert not first.done() and alerts(world, ADA) == []
     world.server.release(held)
     reports = [await first, *await asyncio.gather(*later)]

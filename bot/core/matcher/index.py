@@ -404,6 +404,12 @@ class FilterIndex:
         self._stale.difference_update(stale)
 
     def match_document(self, doc: Document) -> list[int]:
+        """The ids of the filters the paper matches, in order."""
+        matched: list[int] = self.match_ids(doc).tolist()
+        return matched
+
+    def match_ids(self, doc: Document) -> Ids:
+        """The same, as a numpy array (planning fans them out to chats in numpy)."""
         if self._stale:
             self._restock()
         probe = Probe(doc)
@@ -441,10 +447,10 @@ def _held(shelves: dict[str, Shelf], keys: frozenset[str]) -> list[Ids]:
     return list(map(ARRAY, map(shelves.__getitem__, held)))
 
 
-def distinct_sorted(found: list[Ids], excluded: list[Ids]) -> list[int]:
+def distinct_sorted(found: list[Ids], excluded: list[Ids]) -> Ids:
     """The integers of the `found` arrays, each once, in order, but for those `excluded`."""
     if not found:
-        return []
+        return NO_IDS
     ids = np.concatenate(found)
     ids.sort()
     if len(ids) > 1:
@@ -458,8 +464,7 @@ def distinct_sorted(found: list[Ids], excluded: list[Ids]) -> list[int]:
         inside = at < len(ids)
         at, gone = at[inside], gone[inside]
         ids = np.delete(ids, at[ids[at] == gone])
-    distinct: list[int] = ids.tolist()
-    return distinct
+    return ids
 
 
 def _everything(posting: Posting) -> list[int]:
