@@ -120,3 +120,18 @@ def test_term_frequencies_are_sampled_again_as_papers_grow(
     assert planner.sampled_papers == 10  # quagga in 6 of the 10 papers, zebra in 5: rarer
     assert planner.index.anchors(filter_id) == ((AnchorKind.TEXT_TERM, "zebra"),)
     assert (report.papers, report.deliveries) == (5, 1)  # the zebra and the quagga, once
+
+
+def test_a_group_that_became_a_supergroup_is_planned_under_its_new_id(
+    any_database: Database, clock: Clock
+) -> None:
+    follow(any_database, -5, "looped", now=clock())
+    planner = Planner(FilterRules())
+    planner.plan(any_database, now=clock())  # its filter indexed under the group's id
+    with any_database.session() as session:
+        chats.move_chat(session, old_id=-5, new_id=-1005)
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)
+    assert planner.plan(any_database, now=clock()).deliveries == 1
+    with any_database.session() as session:
+        [row] = deliveries.all_deliveries(session, chat_id=-1005)
+        assert deliveries.all_deliveries(session, chat_id=-5) == []
