@@ -89,3 +89,15 @@ def test_forgetting_a_chat_deletes_everything_about_it(any_database: Database) -
             chats.count_filters(session) == 1
             and len(deliveries.all_deliveries(session, chat_id=2)) == 1
         )
+
+
+def test_filters_are_read_by_id_however_many(any_database: Database) -> None:
+    """The first planning reads every filter by id: more than one statement's parameters."""
+    with any_database.session() as session:
+        chats.register_chat(session, chat_id=1, kind="private", now=NOW)
+        for n in range(2500):
+            chats.add_filter(session, chat_id=1, source=f"w{n}", canonical=f"w{n}", now=NOW)
+        owners = chats.active_filter_owners(session)
+        found = chats.get_filters(session, filter_ids=sorted(owners))
+    assert len(found) == len(owners) == 2500
+    assert {f.source for f in found.values()} == {f"w{n}" for n in range(2500)}
