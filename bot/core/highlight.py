@@ -44,39 +44,47 @@ def marked_leaves(query: Node) -> tuple[Marked, ...]:
     )
 
 
+Spans = Callable[[Marked, str], Iterable[tuple[int, int]]]  # a leaf's spans in a text
+
+
 def highlights(
-    query: Node | tuple[Marked, ...], paper: Paper, analyse: Callable[[str], Analysed] = Analysed
+    query: Node | tuple[Marked, ...],
+    paper: Paper,
+    analyse: Callable[[str], Analysed] = Analysed,
+    spans: Spans | None = None,
 ) -> list[Highlight]:
     """The spans of title and abstract that the filter's positive words matched, merged (the
-    filter, or its `marked_leaves`, which a caller marking many papers keeps)."""
+    filter, or its `marked_leaves`, which a caller marking many papers keeps). `spans`: a
+    leaf's spans in a text (`leaf_spans`), which such a caller may remember."""
     marked = query if isinstance(query, tuple) else marked_leaves(query)
+    of = spans or (lambda leaf, text: leaf_spans(leaf, text, analyse(text)))
     found: list[Highlight] = []
     for field, text in (("title", paper.title), ("abstract", paper.abstract)):
-        analysed = analyse(text)
-        words, terms = analysed.tokens, analysed.terms
-        spans: list[tuple[int, int]] = []
-        for leaf in marked:
-            if field not in leaf.fields:
-                continue
-            if isinstance(leaf, Word):
-                spans += [(words[i].start, words[i].end) for i in analysed.at.get(leaf.term, ())]
-            elif isinstance(leaf, Prefix):
-                spans += [(t.start, t.end) for t in words if t.folded.startswith(leaf.prefix)]
-            elif isinstance(leaf, PhrasePrefix):
-                size = len(leaf.terms)  # the full words, then the one the prefix starts
-                for i in _starts(analysed, leaf.terms):
-                    if i + size >= len(words) or not words[i + size].folded.startswith(leaf.prefix):
-                        continue
-                    if tuple(terms[i : i + size]) == leaf.terms:
-                        spans += _phrase_spans(text, words[i : i + size + 1])
-            else:
-                size = len(leaf.terms)
-                for i in _starts(analysed, leaf.terms):
-                    if tuple(terms[i : i + size]) == leaf.terms:
-                        spans += _phrase_spans(text, words[i : i + size])
-        for start, end in _merge(spans):
-            found.append(Highlight(field, start, end))
+        found_spans = [span for leaf in marked if field in leaf.fields for span in of(leaf, text)]
+        found += [Highlight(field, start, end) for start, end in _merge(found_spans)]
     return found
+
+
+def leaf_spans(leaf: Marked, text: str, analysed: Analysed) -> list[tuple[int, int]]:
+    """Where a word, phrase or prefix of a filter occurs in the (analysed) text."""
+    words, terms = analysed.tokens, analysed.terms
+    if isinstance(leaf, Word):
+        return [(words[i].start, words[i].end) for i in analysed.at.get(leaf.term, ())]
+    if isinstance(leaf, Prefix):
+        return [(t.start, t.end) for t in words if t.folded.startswith(leaf.prefix)]
+    spans: list[tuple[int, int]] = []
+    size = len(leaf.terms)
+    if isinstance(leaf, PhrasePrefix):  # the full words, then the one the prefix starts
+        for i in _starts(analysed, leaf.terms):
+            if i + size >= len(words) or not words[i + size].folded.startswith(leaf.prefix):
+                continue
+            if tuple(terms[i : i + size]) == leaf.terms:
+                spans += _phrase_spans(text, words[i : i + size + 1])
+        return spans
+    for i in _starts(analysed, leaf.terms):
+        if tuple(terms[i : i + size]) == leaf.terms:
+            spans += _phrase_spans(text, words[i : i + size])
+    return spans
 
 
 def _starts(analysed: Analysed, terms: tuple[str, ...]) -> Iterable[int]:
