@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from telegram import BotCommand, ChatMemberUpdated, Update
 from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import NetworkError, TelegramError
+from telegram.error import BadRequest, NetworkError, TelegramError
 from telegram.ext import (
     Application,
     CallbackContext,
@@ -113,9 +113,14 @@ async def on_button(update: Update, context: Context) -> None:
         await query.answer(reply.text or None, show_alert=reply.alert and bool(reply.text))
         return
     await query.answer()
-    await query.edit_message_text(
-        reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.buttons)
-    )
+    try:
+        await query.edit_message_text(
+            reply.text, parse_mode=ParseMode.HTML, reply_markup=markup(reply.buttons)
+        )
+    except BadRequest as error:
+        if "not modified" not in error.message.lower():
+            raise
+        # a second press of the same button: the message already says this
 
 
 async def on_membership(update: Update, context: Context) -> None:

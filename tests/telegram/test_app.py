@@ -237,3 +237,23 @@ async def test_a_flood_of_commands_is_told_once_then_not_answered(
     world.server.say(ADA, "/list")  # dropped: no answer
     assert (await world.server.reply_to(BOB, "/list"))["text"]  # another user is answered
     assert world.server.texts(ADA).count(told["text"]) == 1 and len(world.server.texts(ADA)) == 4
+
+
+async def test_a_second_press_of_the_same_button_changes_nothing_and_says_nothing_wrong(
+    world: World,
+) -> None:
+    """The second press edits the message to what it already says: Telegram refuses such an
+    edit ("message is not modified"), which is not the user's problem."""
+    await world.command(ADA, "/subscribe mamba")
+    question = await world.server.reply_to(ADA, "/stop")
+    cancel = question["reply_markup"]["inline_keyboard"][0][1]["callback_data"]
+    for presses in (1, 2):
+        world.server.press(ADA, question["message_id"], cancel)
+        await world.server.wait_for(
+            lambda n=presses: len(world.server.calls_to("answerCallbackQuery")) == n  # type: ignore[misc]
+        )
+    await world.server.wait_for(lambda: len(world.server.calls_to("editMessageText")) == 2)
+    await world.command(ADA, "/list")  # updates are handled in order: the presses are done
+    assert "Nothing was deleted" in world.server.messages[(ADA, question["message_id"])]["text"]
+    assert not any("went wrong" in m["text"] for m in world.server.sent(ADA))
+    assert filters_of(world, ADA) == ["mamba"]
