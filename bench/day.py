@@ -349,7 +349,7 @@ async def while_answering(
     start = time.perf_counter()
     task = asyncio.create_task(asyncio.to_thread(work))
     order = itertools.cycle(itertools.product(COMMANDS, callers.items()))
-    while not task.done():
+    while callers and not task.done():
         command, (chat_id, source) = next(order)
         began = time.perf_counter()
         reply = await handle_text(runtime, Caller(chat_id), command.format(source))

@@ -7,6 +7,8 @@ next planning matches them. So a stored paper is never skipped, and never planne
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,6 +48,22 @@ class PlanReport:
         )
 
 
+@contextlib.contextmanager
+def _cycles_uncollected() -> Iterator[None]:
+    """Python's cycle collector paused while a batch is planned: a busy batch makes millions of
+    short-lived rows, and each full collection meanwhile walks every object of the process (the
+    index's among them) to find no cycle. Memory is still freed by reference counting. A quarter
+    of planning's time (bench/day.py, 1,000 chats, runs alternating: 9.2 s against 6.9; 10,000
+    chats: 99 s against 72)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 class Planner:
     """Every active chat's filters in one FilterIndex, kept in step with the database (new
     filters added, removed ones dropped: the index is never rebuilt), each filter parsed by the
@@ -71,7 +89,7 @@ class Planner:
         chats and write one ledger row per chat and paper."""
         report = PlanReport()
         while True:
-            with database.session() as session:
+            with database.session() as session, _cycles_uncollected():
                 batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
                 if not batch:
                     return report
