@@ -1,4 +1,5 @@
-"""Backing the process's heap with transparent huge pages (Linux), for the filter index.
+"""The process's memory: its heap backed by transparent huge pages (Linux), for the filter
+index, and Python's cycle collector paused where millions of short-lived objects are made.
 
 A million filters make an index of several hundred megabytes that matching reads all over; with
 the kernel's 4 KiB pages nearly every lookup misses the TLB as well as the cache. Where the
@@ -10,12 +11,14 @@ where it is not supported, or the kernel has no huge pages to spare, nothing hap
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
+import gc
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -85,3 +88,20 @@ def heap_ranges(smaps: str) -> list[tuple[int, int]]:
             if end > start and int(fields[1]) * 1024 * 2 >= high - low:
                 ranges.append((start, end))
     return ranges
+
+
+@contextlib.contextmanager
+def cycles_uncollected() -> Iterator[None]:
+    """Python's cycle collector paused for the block: planning a busy batch and composing a
+    busy chat's digest make millions of short-lived objects, and each full collection meanwhile
+    walks every object of the process (the filter index's, the round's papers) to find no
+    cycle. Memory is still freed by reference counting, and the collector runs again after.
+    bench/day.py, runs alternating: planning 1,000 chats 9.2 s against 6.9 (10,000 chats: 99 s
+    against 72); composing, 500 chats' digests in 49-62 s against 43."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()

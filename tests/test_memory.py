@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import platform
 import sys
 
@@ -80,3 +81,18 @@ def test_this_process_has_heap_to_choose() -> None:
     with open("/proc/self/smaps") as smaps:
         ranges = memory.heap_ranges(smaps.read())
     assert ranges and sum(end - start for start, end in ranges) >= 8 * MB
+
+
+def test_the_cycle_collector_is_paused_for_a_block_and_runs_again_after() -> None:
+    assert gc.isenabled()
+    with pytest.raises(ValueError), memory.cycles_uncollected():
+        assert not gc.isenabled()
+        raise ValueError  # a failed batch still hands the collector back
+    assert gc.isenabled()
+    gc.disable()  # paused by someone else: left as it was
+    try:
+        with memory.cycles_uncollected():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -27,6 +27,7 @@ from bot.core.compose import (
 )
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
+from bot.memory import cycles_uncollected
 from bot.service.ranking import Ranker
 from bot.store import Database, chats, deliveries, papers
 
@@ -86,6 +87,10 @@ class Composer:
 
     def digest(self, chat: Chat, now: datetime) -> Digest:
         """Everything waiting for the chat as one digest, best first when it has a ranking."""
+        with cycles_uncollected():
+            return self._digest(chat, now)
+
+    def _digest(self, chat: Chat, now: datetime) -> Digest:
         with self.database.session() as session:
             rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
             if not rows:

@@ -7,8 +7,6 @@ next planning matches them. So a stored paper is never skipped, and never planne
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ from sqlmodel import Session
 from bot.core.matcher import Document, FilterIndex, term_frequencies
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, InvalidQuery
+from bot.memory import cycles_uncollected
 from bot.service.similar import Similar, is_similar
 from bot.store import Database, chats, deliveries, papers
 from bot.store.deliveries import NewDelivery
@@ -48,22 +47,6 @@ class PlanReport:
         )
 
 
-@contextlib.contextmanager
-def _cycles_uncollected() -> Iterator[None]:
-    """Python's cycle collector paused while a batch is planned: a busy batch makes millions of
-    short-lived rows, and each full collection meanwhile walks every object of the process (the
-    index's among them) to find no cycle. Memory is still freed by reference counting. A quarter
-    of planning's time (bench/day.py, 1,000 chats, runs alternating: 9.2 s against 6.9; 10,000
-    chats: 99 s against 72)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 class Planner:
     """Every active chat's filters in one FilterIndex, kept in step with the database (new
     filters added, removed ones dropped: the index is never rebuilt), each filter parsed by the
@@ -89,7 +72,7 @@ class Planner:
         chats and write one ledger row per chat and paper."""
         report = PlanReport()
         while True:
-            with database.session() as session, _cycles_uncollected():
+            with database.session() as session, cycles_uncollected():
                 batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
                 if not batch:
                     return report
