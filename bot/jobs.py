@@ -28,9 +28,12 @@ def periods(settings: Settings) -> dict[str, float]:
 
 
 async def scan_inbox(runtime: Runtime) -> None:
-    """New listings in, matched, and instant alerts out at once (not a delivery tick later)."""
+    """New listings in and matched, and instant alerts started at once (not a delivery tick
+    later) in a round of their own: the job goes back to the inbox rather than wait minutes for
+    a burst to be sent (the next scan would be skipped meanwhile, the next listing kept)."""
     await asyncio.to_thread(runtime.scan)
-    await runtime.deliver()
+    if not runtime.delivering:
+        runtime.in_background(run(deliver, runtime))
 
 
 async def deliver(runtime: Runtime) -> None:

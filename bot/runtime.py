@@ -10,9 +10,10 @@ import gc
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from bot import memory
 from bot.config import MemorySettings, Settings
@@ -71,6 +72,8 @@ class Runtime:
     similar: Similar = field(init=False)
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
+    delivering: bool = False  # a delivery round is under way
+    background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
 
     def __post_init__(self) -> None:
         ranking = self.settings.ranking
@@ -179,14 +182,35 @@ class Runtime:
 
     async def deliver(self) -> SendReport:
         """The delivery job: instant alerts for whatever is pending (papers are matched into
-        the ledger by `scan`, which also picks up what a crash left unmatched)."""
-        with self.metrics.job_seconds.labels("deliver").time():
-            self.heartbeat()
-            report = await self.postman.deliver_instant()
+        the ledger by `scan`, which also picks up what a crash left unmatched). One round at a
+        time: a burst takes minutes at Telegram's 30 messages a second, and a call meanwhile
+        returns at once (the job is alive: the round is its work); the round after it, the next
+        tick's, sends what was planned meanwhile."""
+        if self.delivering:
+            self.metrics.job_succeeded("deliver", self.clock())
+            return SendReport()
+        self.delivering = True
+        try:
+            with self.metrics.job_seconds.labels("deliver").time():
+                self.heartbeat()
+                report = await self.postman.deliver_instant()
+        finally:
+            self.delivering = False
         self.metrics.job_succeeded("deliver", self.clock())
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())
         return report
+
+    def in_background(self, work: Coroutine[Any, Any, object]) -> None:
+        """`work` started as a task of its own, kept until it ends; a failure is logged."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.background.add(task)
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Task[object]) -> None:
+        self.background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s failed", task.get_coro(), exc_info=task.exception())
 
     def heartbeat(self) -> None:
         """This process is alive; Telegram's budget is divided among the live ones."""

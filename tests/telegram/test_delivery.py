@@ -8,6 +8,7 @@ import re
 from datetime import UTC, date, datetime
 from typing import Any
 
+from bot import jobs
 from bot.sender import Limits
 from bot.store import chats, deliveries
 from tests.corpus import rss, topic_papers
@@ -259,6 +260,32 @@ async def test_a_feed_paper_reaches_an_instant_chat(make_world: Any, feeds: Feed
     assert alerts and "arxiv.org/abs/" in alerts[0]
     await world.drop()  # not due again yet: no second request
     assert feeds.requests == ["/rss/cs"]
+
+
+async def test_a_listing_that_lands_during_a_burst_is_matched_without_waiting_for_it(
+    world: World,
+) -> None:
+    """The inbox job starts the instant alerts and goes back to the inbox: a burst takes minutes
+    at Telegram's 30 messages a second, and a listing that lands meanwhile is not held behind
+    it. One round at a time: a tick during the round returns at once, and the round after it
+    sends what was planned meanwhile."""
+    await instant_user(world, ADA, "model", "learning", "language")
+    held = world.server.fail("sendMessage", "hold", chat_id=ADA)
+    await world.drop(SEED_000)
+    await jobs.scan_inbox(world.runtime)  # returns with the round under way
+    await world.server.wait_for(lambda: held.holding == 1)
+    first_day = sum(ledger(world, ADA).values())
+    await world.drop(SEED_002)
+    await jobs.scan_inbox(world.runtime)  # the second listing, matched while the first is held
+    assert sum(ledger(world, ADA).values()) > first_day
+    assert (await world.runtime.deliver()).messages == 0  # the round under way is left to it
+    assert world.runtime.delivering and held.holding == 1
+    world.server.release(held)
+    await world.server.wait_for(lambda: not world.runtime.delivering)
+    await world.runtime.deliver()  # the next tick: what the second listing brought
+    titles = papers_in(alerts(world, ADA))
+    assert len(titles) == len(set(titles)) == sum(ledger(world, ADA).values())
+    assert ledger(world, ADA) == {"sent": len(titles)}
 
 
 async def test_overlapping_delivery_ticks_send_nothing_twice(world: World) -> None:
