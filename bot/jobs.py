@@ -16,6 +16,7 @@ Job = Callable[[Runtime], Awaitable[object]]
 
 DELIVERY_SECONDS = 5
 DIGEST_SECONDS = 30
+JOB_NAMES = {"scan_inbox": "scan", "deliver": "deliver", "send_digests": "digests"}  # metrics'
 
 
 def periods(settings: Settings) -> dict[str, float]:
@@ -54,6 +55,7 @@ async def run(job: Job, runtime: Runtime) -> None:
         reason = runtime.database.out_of_reach(error)
         if reason is None:
             raise
+        runtime.metrics.database_errors.labels(JOB_NAMES[job.__name__]).inc()
         log.warning(
             "%s: the database is out of reach (%s); the next run tries again", job.__name__, reason
         )

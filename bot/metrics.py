@@ -67,6 +67,11 @@ class Metrics:
             "paperbot_telegram_errors", "Errors from Telegram by kind.", ["kind"],
             registry=registry,
         )  # fmt: skip
+        self.database_errors = Counter(
+            "paperbot_database_errors",
+            "Runs of a job that met the database out of reach (the next run tries again).",
+            ["job"], registry=registry,
+        )  # fmt: skip
         self.job_seconds = Histogram(
             "paperbot_job_duration_seconds", "How long each run of a job took.", ["job"],
             buckets=JOB_BUCKETS, registry=registry,
@@ -88,6 +93,7 @@ class Metrics:
             (MESSAGE_OUTCOMES, self.messages),
             (TELEGRAM_ERRORS, self.telegram_errors),
             (JOBS, self.job_seconds),
+            (JOBS, self.database_errors),
             (JOBS, self.last_success),
         ]:
             for label in labels:  # every series from the start, at 0

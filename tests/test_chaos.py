@@ -559,7 +559,9 @@ async def test_database_connections_killed_and_unreachable_for_seconds(
         await delivered(240)
         assert process.poll() is None, "the bot died"
         assert "Waiting for you: 0 papers" in (await server.reply_to(1, "/status"))["text"]
-        assert scrape(port)["paperbot_database_up"] == 1
+        samples = scrape(port)
+        assert samples["paperbot_database_up"] == 1
+        assert samples['paperbot_database_errors_total{job="scan"}'] >= 1  # the cut while idle
     finally:
         watch.close()
         stop(process, log)

@@ -4,15 +4,18 @@ the planner's index as it grows (at once, or a little at a time) and shrinks."""
 from __future__ import annotations
 
 import gc
+import socket
 from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
 
+from bot import jobs
 from bot.config import MemorySettings, Settings
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.store import Database, chats, papers
+from bot.store.database import create_database_engine
 from tests.conftest import Clock
 from tests.transports import SilentTransport
 
@@ -86,3 +89,22 @@ def test_settling_follows_growth(settle_after: int, sizes: list[int], settlement
     for size in sizes:
         policy.after_planning(size)
     assert policy.settlements == settlements
+
+
+async def test_a_job_that_meets_the_database_out_of_reach_is_counted(clock: Clock) -> None:
+    """PostgreSQL where nothing listens: the scan job fails with one line in the log, and the
+    operator's metrics count it (the next run tries again)."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/nowhere?connect_timeout=2"
+    database = Database(create_database_engine(url))
+    runtime = Runtime.build(Settings(), database, SilentTransport("nothing to send"), clock=clock)
+    await jobs.run(jobs.scan_inbox, runtime)
+    await jobs.run(jobs.send_digests, runtime)
+
+    def counted(job: str) -> float | None:
+        sample = "paperbot_database_errors_total"
+        return runtime.metrics.registry.get_sample_value(sample, {"job": job})
+
+    assert (counted("scan"), counted("digests"), counted("deliver")) == (1, 1, 0)
