@@ -127,9 +127,7 @@ class Planner:
             log.info("term frequencies from %d papers: %d filters re-anchored", len(recent), moved)
         self.sampled_papers = stored
 
-    def _rows(
-        self, session: Session, batch: list[tuple[int, Paper, bool]]
-    ) -> Iterator[NewDelivery]:
+    def _rows(self, session: Session, batch: Batch) -> Iterator[NewDelivery]:
         """One ledger row per chat and paper, with the chat's filters that matched it, in
         (chat, paper) order: the ledger's (chat, paper) index then grows at its end rather than
         all over, a quarter less time a row on SQLite. Made lazily, a chunk at a time.
