@@ -180,8 +180,9 @@ async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
         return usage("subscribe")
     if is_similar(args):
         return _subscribed(await _follow_similar(runtime, chat.id, args))
-    # in a thread, as /preview: matching a filter against a week of papers takes a second or
-    # more on a busy day, and the event loop answers everyone else meanwhile
+    # in a thread, as /preview: the first question after a start, or after a day's papers were
+    # stored, files them in the recent papers' index (seconds on a busy day), and the event
+    # loop answers everyone else meanwhile
     result = await asyncio.to_thread(
         subscriptions.subscribe,
         runtime.database,
@@ -189,6 +190,7 @@ async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
         source=args,
         rules=runtime.rules,
         now=runtime.clock(),
+        recent=runtime.recent,
         scores=runtime.ranker.scores(chat.id),
     )
     return _subscribed(result)
@@ -237,7 +239,7 @@ async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
         return usage("preview")
     result = await asyncio.to_thread(
         subscriptions.preview_filter,
-        runtime.database,
+        runtime.recent,
         source=args,
         rules=runtime.rules,
         scores=runtime.ranker.scores(chat.id),

@@ -26,6 +26,7 @@ from bot.service import Clock, ingest, processes, utc_now
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
+from bot.service.preview import RecentPapers
 from bot.service.processes import process_id
 from bot.service.ranking import Ranker
 from bot.service.similar import Similar
@@ -70,6 +71,7 @@ class Runtime:
     fetcher: FeedFetcher = field(default_factory=FeedFetcher)
     planner: Planner = field(init=False)
     similar: Similar = field(init=False)
+    recent: RecentPapers = field(init=False)  # the last days' papers that /preview looks in
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
     delivering: bool = False  # a delivery round is under way
@@ -79,6 +81,7 @@ class Runtime:
         ranking = self.settings.ranking
         self.similar = Similar(self.database, self.ranker, share=ranking.similar_share)
         self.planner = Planner(self.rules, self.similar)
+        self.recent = RecentPapers(self.database)
         self.memory = MemoryPolicy(self.settings.memory)
         self.fetcher.max_bytes = self.settings.inbox.max_bytes
 

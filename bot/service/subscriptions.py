@@ -9,7 +9,7 @@ from datetime import datetime
 
 from bot.core.chat import Filter
 from bot.core.query import FilterRules, InvalidQuery, Node, canonical
-from bot.service.preview import RecentMatches, Scores, recent_matches
+from bot.service.preview import RecentMatches, RecentPapers, Scores, recent_matches
 from bot.store import Database, chats
 
 
@@ -59,9 +59,11 @@ def subscribe(
     source: str,
     rules: FilterRules,
     now: datetime,
+    recent: RecentPapers,
     scores: Scores | None = None,
 ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
-    """A filter for the chat; `scores`: the chat's ranking, which orders the examples."""
+    """A filter for the chat, and what it would have matched among the `recent` papers;
+    `scores`: the chat's ranking, which orders the examples."""
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
@@ -74,16 +76,16 @@ def subscribe(
         if len(existing) >= rules.max_per_chat:
             return AtLimit(len(existing), rules.max_per_chat)
         chats.add_filter(session, chat_id=chat_id, source=source, canonical=understood, now=now)
-    return Subscribed(len(existing) + 1, understood, recent_matches(database, query, scores))
+    return Subscribed(len(existing) + 1, understood, recent_matches(recent, query, scores))
 
 
 def preview_filter(
-    database: Database, *, source: str, rules: FilterRules, scores: Scores | None = None
+    recent: RecentPapers, *, source: str, rules: FilterRules, scores: Scores | None = None
 ) -> Previewed | BadFilter:
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
-    return Previewed(canonical(query), recent_matches(database, query, scores))
+    return Previewed(canonical(query), recent_matches(recent, query, scores))
 
 
 def list_filters(database: Database, *, chat_id: int) -> list[Filter]:

@@ -130,24 +130,57 @@ def get_papers(session: Session, *, paper_ids: Iterable[int]) -> dict[int, Paper
     return result
 
 
-def recent_papers(session: Session, *, announcement_days: int) -> list[tuple[int, Paper]]:
-    """Papers of the last `announcement_days` announcement dates present in the database (not the
-    wall clock: a quiet week or an old listing still counts). Papers without a date come too."""
+def recent_days(session: Session, *, announcement_days: int) -> list[date]:
+    """The last `announcement_days` announcement dates present in the database, newest first
+    (not the wall clock: a quiet week or an old listing still counts)."""
     announced = col(PaperTable.announced)
-    days: list[date] = [
-        day
-        for day in session.exec(
-            select(announced)
-            .where(announced.is_not(None))
-            .distinct()
-            .order_by(announced.desc())
-            .limit(announcement_days)
-        ).all()
-        if day is not None
-    ]
-    condition = or_(announced.is_(None), announced >= min(days)) if days else announced.is_(None)
-    rows = session.exec(select(PaperTable).where(condition).order_by(col(PaperTable.id))).all()
+    days = session.exec(
+        select(announced)
+        .where(announced.is_not(None))
+        .distinct()
+        .order_by(announced.desc())
+        .limit(announcement_days)
+    ).all()
+    return [day for day in days if day is not None]
+
+
+def recent_papers(session: Session, *, announcement_days: int) -> list[tuple[int, Paper]]:
+    """Papers of the last `announcement_days` announcement dates present in the database.
+    Papers without a date come too."""
+    days = recent_days(session, announcement_days=announcement_days)
+    return papers_announced_since(session, day=min(days) if days else None)
+
+
+def papers_announced_since(
+    session: Session, *, day: date | None, after_id: int = 0, up_to_id: int | None = None
+) -> list[tuple[int, Paper]]:
+    """Papers announced on `day` or later and papers without a date (day None: only those),
+    of ids above `after_id` (and up to `up_to_id`), by id."""
+    announced = col(PaperTable.announced)
+    condition = announced.is_(None) if day is None else or_(announced.is_(None), announced >= day)
+    ids = col(PaperTable.id)
+    statement = select(PaperTable).where(condition, ids > after_id)
+    if up_to_id is not None:
+        statement = statement.where(ids <= up_to_id)
+    rows = session.exec(statement.order_by(ids)).all()
     return [(row.id, _to_paper(row)) for row in rows if row.id is not None]
+
+
+def last_paper_id(session: Session) -> int:
+    """The highest paper id (0: none stored); ids grow with every paper stored."""
+    return session.exec(select(func.max(PaperTable.id))).one() or 0
+
+
+def update_stamps(
+    session: Session, *, first_id: int, last_id: int, since: datetime | None
+) -> dict[int, datetime]:
+    """When each paper of ids `first_id`..`last_id` was last updated (a better record or a newer
+    version stored), for those updated at `since` or later (since None: ever)."""
+    updated_at = col(PaperTable.updated_at)
+    ids = col(PaperTable.id)
+    condition = updated_at.is_not(None) if since is None else updated_at >= since
+    statement = select(ids, updated_at).where(ids >= first_id, ids <= last_id, condition)
+    return {paper_id: at for paper_id, at in session.exec(statement) if paper_id and at is not None}
 
 
 def latest_papers(session: Session, *, limit: int) -> list[tuple[int, Paper]]:

@@ -8,6 +8,7 @@ import pytest
 from bot.core.query import FilterRules
 from bot.service import chats, ingest, subscriptions
 from bot.service.planning import Planner
+from bot.service.preview import RecentPapers
 from bot.store import Database, deliveries
 from bot.store import chats as stored_chats
 from tests.conftest import SEEDS, Clock
@@ -18,7 +19,12 @@ def with_ledger(database: Database, clock: Clock, *chat_ids: int, kind: str = "p
     for chat_id in chat_ids:
         chats.enter(database, chat_id=chat_id, kind=kind, now=clock())
         subscriptions.subscribe(
-            database, chat_id=chat_id, source="KV-cache", rules=FilterRules(), now=clock()
+            database,
+            chat_id=chat_id,
+            source="KV-cache",
+            rules=FilterRules(),
+            now=clock(),
+            recent=RecentPapers(database),
         )
     ingest.ingest_paths(database, [SEEDS], clock=clock)
     Planner(FilterRules()).plan(database, now=clock())

@@ -16,6 +16,7 @@ from bot.sender import Limits, Sender
 from bot.service import feedback, subscriptions
 from bot.service.delivery import Postman
 from bot.service.planning import Planner
+from bot.service.preview import RecentPapers
 from bot.service.ranking import Ranker
 from bot.store import Database, chats, papers
 from bot.store import feedback as stored_feedback
@@ -158,6 +159,7 @@ def test_subscribe_examples_come_in_the_chats_order(
             source="method",
             rules=FilterRules(),
             now=clock(),
+            recent=RecentPapers(database),
             scores=ranker.scores(chat_id),
         )
         assert isinstance(saved, subscriptions.Subscribed) and saved.recent.count == 60

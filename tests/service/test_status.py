@@ -9,6 +9,7 @@ from pathlib import Path
 from bot.core.query import FilterRules
 from bot.service import chats, ingest, status, subscriptions
 from bot.service.planning import Planner
+from bot.service.preview import RecentPapers
 from bot.service.status import LastListing
 from bot.store import Database, deliveries
 from tests.conftest import ROOT, SEEDS, Clock
@@ -20,7 +21,12 @@ def follow(database: Database, clock: Clock, chat_id: int, *sources: str) -> Non
     chats.enter(database, chat_id=chat_id, kind="private", now=clock())
     for source in sources:
         subscriptions.subscribe(
-            database, chat_id=chat_id, source=source, rules=FilterRules(), now=clock()
+            database,
+            chat_id=chat_id,
+            source=source,
+            rules=FilterRules(),
+            now=clock(),
+            recent=RecentPapers(database),
         )
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bot.core.query import FilterRules, QueryLimits
 from bot.service import chats, ingest, subscriptions
-from bot.service.preview import RecentMatches
+from bot.service.preview import RecentMatches, RecentPapers
 from bot.service.subscriptions import (
     AlreadyFollowed,
     AtLimit,
@@ -47,7 +47,12 @@ def follow(database: Database, clock: Clock, *sources: str) -> None:
     chats.enter(database, chat_id=CHAT, kind="private", now=clock())
     for source in sources:
         result = subscriptions.subscribe(
-            database, chat_id=CHAT, source=source, rules=RULES, now=clock()
+            database,
+            chat_id=CHAT,
+            source=source,
+            rules=RULES,
+            now=clock(),
+            recent=RecentPapers(database),
         )
         assert isinstance(result, Subscribed)
 
@@ -96,7 +101,12 @@ def test_subscribe(
 ) -> None:
     follow(any_database, clock, *followed)
     result = subscriptions.subscribe(
-        any_database, chat_id=CHAT, source=source, rules=RULES, now=clock()
+        any_database,
+        chat_id=CHAT,
+        source=source,
+        rules=RULES,
+        now=clock(),
+        recent=RecentPapers(any_database),
     )
     assert result == expected
     added = [source] if isinstance(expected, Subscribed) else []
@@ -124,7 +134,12 @@ def test_subscribed_tells_what_the_filter_would_have_matched(
     ingest.ingest_paths(any_database, [SEEDS], clock=clock)
     follow(any_database, clock)
     result = subscriptions.subscribe(
-        any_database, chat_id=CHAT, source=source, rules=RULES, now=clock()
+        any_database,
+        chat_id=CHAT,
+        source=source,
+        rules=RULES,
+        now=clock(),
+        recent=RecentPapers(any_database),
     )
     assert isinstance(result, Subscribed) and result.recent == recent
 
@@ -237,5 +252,6 @@ def test_preview_saves_nothing(
 ) -> None:
     ingest.ingest_paths(any_database, [SEEDS], clock=clock)
     follow(any_database, clock)
-    assert subscriptions.preview_filter(any_database, source=source, rules=RULES) == expected
+    recent = RecentPapers(any_database)
+    assert subscriptions.preview_filter(recent, source=source, rules=RULES) == expected
     assert sources(any_database) == []

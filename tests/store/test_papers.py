@@ -140,6 +140,46 @@ def test_recent_papers_without_any_date(any_database: Database) -> None:
         assert papers.recent_papers(session, announcement_days=7) == [(ids[0], paper(1))]
 
 
+@pytest.mark.parametrize(
+    ("day", "after", "up_to", "expected"),
+    [
+        (date(2026, 10, 9), 0, None, [2, 3, 5]),  # that day or later, and the undated
+        (date(2026, 10, 9), 2, None, [3, 5]),  # stored after the second
+        (date(2026, 10, 9), 2, 4, [3]),  # ... and up to the fourth
+        (None, 0, None, [5]),  # no day: the undated only
+    ],
+)
+def test_papers_announced_since_a_day_and_stored_after_an_id(
+    any_database: Database, day: date | None, after: int, up_to: int | None, expected: list[int]
+) -> None:
+    announced = [date(2026, 10, 1), date(2026, 10, 16), date(2026, 10, 9), date(2026, 10, 1), None]
+    with any_database.session() as session:
+        ids = insert(session, *(paper(n, day) for n, day in enumerate(announced, 1)))
+        assert papers.recent_days(session, announcement_days=2) == [announced[1], announced[2]]
+        assert papers.last_paper_id(session) == ids[-1]
+        found = papers.papers_announced_since(
+            session,
+            day=day,
+            after_id=ids[after - 1] if after else 0,
+            up_to_id=ids[up_to - 1] if up_to else None,
+        )
+    assert found == [(ids[n - 1], paper(n, announced[n - 1])) for n in expected]
+
+
+def test_update_stamps_are_those_of_papers_updated_since(any_database: Database) -> None:
+    later = NOW + timedelta(hours=1)
+    with any_database.session() as session:
+        assert papers.last_paper_id(session) == 0
+        ids = insert(session, paper(1), paper(2), paper(3), paper(4))
+        papers.update_paper(session, paper_id=ids[0], paper=paper(1), now=NOW)
+        papers.update_paper(session, paper_id=ids[2], paper=paper(3), now=later)
+        papers.update_paper(session, paper_id=ids[3], paper=paper(4), now=later)
+        every = papers.update_stamps(session, first_id=ids[0], last_id=ids[3], since=None)
+        since = papers.update_stamps(session, first_id=ids[0], last_id=ids[2], since=later)
+    assert every == {ids[0]: NOW, ids[2]: later, ids[3]: later}
+    assert since == {ids[2]: later}  # at `since` or after, of ids up to the third
+
+
 def test_papers_are_unmatched_until_marked_and_again_for_a_newer_version(
     any_database: Database,
 ) -> None:
