@@ -22,6 +22,7 @@ class FeedServer:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
+                server.requests.append(self.path)  # before answering: the client may go on
                 body = server.feeds.get(self.path)
                 tag = f'"{hashlib.sha256(body).hexdigest()[:16]}"' if body else ""
                 if body is None:
@@ -37,7 +38,6 @@ class FeedServer:
                 self.end_headers()
                 if body is not None and self.headers.get("If-None-Match") != tag:
                     self.wfile.write(body)
-                server.requests.append(self.path)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
