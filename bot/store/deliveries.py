@@ -16,6 +16,8 @@ from sqlmodel import Session, col, select
 from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
 from bot.store.tables import ChatTable, DeliveryTable
 
+PENDING = "pending"  # a new row's status
+
 
 class NewDelivery(NamedTuple):  # a tuple: planning makes millions on a busy day
     chat_id: int
@@ -81,9 +83,6 @@ def add_deliveries(session: Session, *, rows: Iterable[NewDelivery], now: dateti
 def _driver_cursor(connection: Connection) -> Any:
     """A cursor of the driver's own, in the session's transaction."""
     return connection.connection.driver_connection.cursor()  # type: ignore[union-attr]
-
-
-PENDING = "pending"
 
 
 def _copy_deliveries(connection: Connection, rows: Iterable[NewDelivery], now: datetime) -> int:

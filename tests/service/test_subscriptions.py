@@ -46,15 +46,19 @@ UNKNOWN_FIELD = "unknown field 'foo:'; use ti:, abs:, au: or cat: at 1"
 def follow(database: Database, clock: Clock, *sources: str) -> None:
     chats.enter(database, chat_id=CHAT, kind="private", now=clock())
     for source in sources:
-        result = subscriptions.subscribe(
-            database,
-            chat_id=CHAT,
-            source=source,
-            rules=RULES,
-            now=clock(),
-            recent=RecentPapers(database),
-        )
-        assert isinstance(result, Subscribed)
+        assert isinstance(subscribe(database, clock, source), Subscribed)
+
+
+def subscribe(database: Database, clock: Clock, source: str) -> object:
+    """/subscribe's use case for the test chat, its examples from the database's recent papers."""
+    return subscriptions.subscribe(
+        database,
+        chat_id=CHAT,
+        source=source,
+        rules=RULES,
+        now=clock(),
+        recent=RecentPapers(database),
+    )
 
 
 def sources(database: Database) -> list[str]:
@@ -100,14 +104,7 @@ def test_subscribe(
     any_database: Database, clock: Clock, followed: Sequence[str], source: str, expected: object
 ) -> None:
     follow(any_database, clock, *followed)
-    result = subscriptions.subscribe(
-        any_database,
-        chat_id=CHAT,
-        source=source,
-        rules=RULES,
-        now=clock(),
-        recent=RecentPapers(any_database),
-    )
+    result = subscribe(any_database, clock, source)
     assert result == expected
     added = [source] if isinstance(expected, Subscribed) else []
     assert sources(any_database) == [*followed, *added]
@@ -133,14 +130,7 @@ def test_subscribed_tells_what_the_filter_would_have_matched(
 ) -> None:
     ingest.ingest_paths(any_database, [SEEDS], clock=clock)
     follow(any_database, clock)
-    result = subscriptions.subscribe(
-        any_database,
-        chat_id=CHAT,
-        source=source,
-        rules=RULES,
-        now=clock(),
-        recent=RecentPapers(any_database),
-    )
+    result = subscribe(any_database, clock, source)
     assert isinstance(result, Subscribed) and result.recent == recent
 
 
