@@ -33,8 +33,7 @@ async def scan_inbox(runtime: Runtime) -> None:
     later) in a round of their own: the job goes back to the inbox rather than wait minutes for
     a burst to be sent (the next scan would be skipped meanwhile, the next listing kept)."""
     await asyncio.to_thread(runtime.scan)
-    if not runtime.delivering:
-        runtime.in_background(run(deliver, runtime))
+    runtime.in_background(run(deliver, runtime))  # returns at once if a round is under way
 
 
 async def deliver(runtime: Runtime) -> None:

@@ -48,16 +48,13 @@ Spans = Callable[[Marked, str], Iterable[tuple[int, int]]]  # a leaf's spans in 
 
 
 def highlights(
-    query: Node | tuple[Marked, ...],
-    paper: Paper,
-    analyse: Callable[[str], Analysed] = Analysed,
-    spans: Spans | None = None,
+    query: Node | tuple[Marked, ...], paper: Paper, spans: Spans | None = None
 ) -> list[Highlight]:
     """The spans of title and abstract that the filter's positive words matched, merged (the
     filter, or its `marked_leaves`, which a caller marking many papers keeps). `spans`: a
     leaf's spans in a text (`leaf_spans`), which such a caller may remember."""
     marked = query if isinstance(query, tuple) else marked_leaves(query)
-    of = spans or (lambda leaf, text: leaf_spans(leaf, text, analyse(text)))
+    of = spans or (lambda leaf, text: leaf_spans(leaf, text, Analysed(text)))
     found: list[Highlight] = []
     for field, text in (("title", paper.title), ("abstract", paper.abstract)):
         found_spans = [span for leaf in marked if field in leaf.fields for span in of(leaf, text)]
