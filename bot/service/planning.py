@@ -22,7 +22,7 @@ from bot.core.query import FilterRules, InvalidQuery
 from bot.memory import cycles_uncollected
 from bot.service.similar import Similar, is_similar
 from bot.store import Database, chats, deliveries, papers
-from bot.store.deliveries import NewDelivery
+from bot.store.deliveries import NewDeliveries
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ RESAMPLE_GROWTH = 1.5  # ... and sampled again once the stored papers have grown
 PLAN_BATCH = 2000
 # Stored papers to match: (id, paper, whether it is a known paper's new version).
 Batch = list[tuple[int, Paper, bool]]
-ROWS_AT_ONCE = 100_000  # ledger rows made (as Python objects) at once: ~20 MB
+ROWS_AT_ONCE = 100_000  # ledger rows made (as Python lists) at once: ~20 MB
 
 
 @dataclass
@@ -127,7 +127,7 @@ class Planner:
             log.info("term frequencies from %d papers: %d filters re-anchored", len(recent), moved)
         self.sampled_papers = stored
 
-    def _rows(self, session: Session, batch: Batch) -> Iterator[NewDelivery]:
+    def _rows(self, session: Session, batch: Batch) -> Iterator[NewDeliveries]:
         """One ledger row per chat and paper, with the chat's filters that matched it, in
         (chat, paper) order: the ledger's (chat, paper) index then grows at its end rather than
         all over, a quarter less time a row on SQLite. Matched (and the database read) at once;
@@ -167,14 +167,13 @@ class Planner:
         paper_ids = np.array([paper_id for paper_id, _, _ in batch], dtype=np.int64)
         all_filters = filter_ids.tolist()
 
-        def rows() -> Iterator[NewDelivery]:
+        def rows() -> Iterator[NewDeliveries]:
             """Made as the store takes them, touching no database (the store may be in the
             middle of a COPY on this session's connection)."""
             for at in range(0, len(starts), ROWS_AT_ONCE):
                 chunk = starts[at : at + ROWS_AT_ONCE]
                 spans = zip(chunk.tolist(), ends[at : at + ROWS_AT_ONCE].tolist(), strict=True)
-                yield from map(
-                    NewDelivery,
+                yield NewDeliveries(
                     chat_ids[chunk].tolist(),
                     paper_ids[position[chunk]].tolist(),
                     revision[chunk].tolist(),

@@ -8,7 +8,7 @@ import pytest
 
 from bot.core.paper import Paper
 from bot.store import Database, chats, deliveries, leases, papers
-from bot.store.deliveries import NewDelivery
+from bot.store.deliveries import NewDeliveries
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 
@@ -38,10 +38,12 @@ def test_the_ledger_is_unique_per_chat_paper_and_revision(any_database: Database
     with any_database.session() as session:
         chats.register_chat(session, chat_id=5, kind="private", now=NOW)
         first, second = stored_papers(session, 2)
-        rows = [NewDelivery(5, first, 0, [1]), NewDelivery(5, second, 0, [1, 2])]
-        assert deliveries.add_deliveries(session, rows=rows, now=NOW) == 2
-        again = [NewDelivery(5, first, 0, [3]), NewDelivery(5, first, 2, [1])]
-        assert deliveries.add_deliveries(session, rows=again, now=NOW) == 1  # only the update
+        rows = [(5, first, 0, [1]), (5, second, 0, [1, 2])]
+        assert deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW) == 2
+        again = [(5, first, 0, [3]), (5, first, 2, [1])]
+        assert (
+            deliveries.add_deliveries(session, rows=[NewDeliveries.of(again)], now=NOW) == 1
+        )  # only the update
         ledger = deliveries.all_deliveries(session, chat_id=5)
         assert [(r.paper_id, r.revision, r.filter_ids) for r in ledger] == [
             (first, 0, [1]), (second, 0, [1, 2]), (first, 2, [1]),
@@ -63,7 +65,9 @@ def test_a_migrated_group_takes_its_filters_and_ledger_along(any_database: Datab
         chats.update_chat(session, chat_id=-5, mode="instant")
         chats.add_filter(session, chat_id=-5, source="mamba", canonical="mamba", now=NOW)
         [paper_id] = stored_papers(session, 1)
-        deliveries.add_deliveries(session, rows=[NewDelivery(-5, paper_id, 0, [1])], now=NOW)
+        deliveries.add_deliveries(
+            session, rows=[NewDeliveries.of([(-5, paper_id, 0, [1])])], now=NOW
+        )
         assert chats.move_chat(session, old_id=-5, new_id=-1005)
         assert not chats.move_chat(session, old_id=-5, new_id=-1005)
         moved = chats.get_chat(session, chat_id=-1005)
@@ -79,8 +83,8 @@ def test_forgetting_a_chat_deletes_everything_about_it(any_database: Database) -
             chats.register_chat(session, chat_id=chat_id, kind="private", now=NOW)
             chats.add_filter(session, chat_id=chat_id, source="x", canonical="x", now=NOW)
         [paper_id] = stored_papers(session, 1)
-        rows = [NewDelivery(1, paper_id, 0, [1]), NewDelivery(2, paper_id, 0, [2])]
-        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        rows = [(1, paper_id, 0, [1]), (2, paper_id, 0, [2])]
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
         assert chats.forget_chat(session, chat_id=1)
         assert chats.get_chat(session, chat_id=1) is None
         assert chats.chat_filters(session, chat_id=1) == []

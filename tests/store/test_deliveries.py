@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from bot.core.paper import Paper
 from bot.store import Database, chats, deliveries, leases, papers
-from bot.store.deliveries import NewDelivery
+from bot.store.deliveries import NewDeliveries
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 
@@ -35,11 +35,11 @@ def ledger(session: Session, chat_id: int) -> list[tuple[int, int, str, int | No
 def test_rows_are_added_once_per_chat_paper_and_revision(any_database: Database) -> None:
     with any_database.session() as session:
         a, b, _ = setup_chats(session)
-        assert deliveries.add_deliveries(session, rows=[], now=NOW) == 0
-        first = [NewDelivery(1, a, 0, [7]), NewDelivery(1, b, 0, [7, 8]), NewDelivery(2, a, 0, [9])]
-        assert deliveries.add_deliveries(session, rows=first, now=NOW) == 3
-        again = [NewDelivery(1, a, 0, [8]), NewDelivery(1, a, 2, [7]), NewDelivery(2, a, 0, [9])]
-        assert deliveries.add_deliveries(session, rows=again, now=NOW) == 1
+        assert deliveries.add_deliveries(session, rows=[NewDeliveries.of([])], now=NOW) == 0
+        first = [(1, a, 0, [7]), (1, b, 0, [7, 8]), (2, a, 0, [9])]
+        assert deliveries.add_deliveries(session, rows=[NewDeliveries.of(first)], now=NOW) == 3
+        again = [(1, a, 0, [8]), (1, a, 2, [7]), (2, a, 0, [9])]
+        assert deliveries.add_deliveries(session, rows=[NewDeliveries.of(again)], now=NOW) == 1
         rows = deliveries.all_deliveries(session, chat_id=1)
         assert [(r.paper_id, r.revision, r.filter_ids, r.status) for r in rows] == [
             (a, 0, [7], "pending"), (b, 0, [7, 8], "pending"), (a, 2, [7], "pending"),
@@ -51,8 +51,8 @@ def test_rows_are_added_once_per_chat_paper_and_revision(any_database: Database)
 def test_rows_move_through_their_states(any_database: Database) -> None:
     with any_database.session() as session:
         a, b, c = setup_chats(session)
-        rows = [NewDelivery(1, paper_id, 0, [1]) for paper_id in (a, b, c)]
-        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        rows = [(1, paper_id, 0, [1]) for paper_id in (a, b, c)]
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
         ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
         connection = session.connection()
         deliveries.mark_deliveries(connection, delivery_ids=ids, status="sending", now=NOW)
@@ -75,8 +75,8 @@ def test_rows_in_flight_go_back_unless_a_live_process_holds_the_chat(
 ) -> None:
     with any_database.session() as session:
         a, b, c = setup_chats(session)
-        rows = [NewDelivery(1, a, 0, [1]), NewDelivery(1, b, 0, [1]), NewDelivery(2, c, 0, [2])]
-        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        rows = [(1, a, 0, [1]), (1, b, 0, [1]), (2, c, 0, [2])]
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
         ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
         [other] = [r.id for r in deliveries.all_deliveries(session, chat_id=2)]
         connection = session.connection()
@@ -97,10 +97,10 @@ def test_unfinished_rows_of_active_unpaused_chats_oldest_first(any_database: Dat
     with any_database.session() as session:
         a, b, c = setup_chats(session, digest=(2,))
         rows = [
-            NewDelivery(1, b, 0, [1]), NewDelivery(2, a, 0, [2]), NewDelivery(1, a, 0, [1]),
-            NewDelivery(3, c, 0, [3]), NewDelivery(1, c, 0, [1]),
+            (1, b, 0, [1]), (2, a, 0, [2]), (1, a, 0, [1]),
+            (3, c, 0, [3]), (1, c, 0, [1]),
         ]  # fmt: skip
-        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
         [_, _, last] = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
         deliveries.mark_deliveries(
             session.connection(), delivery_ids=[last], status="sent", now=NOW, message_id=1
@@ -126,8 +126,8 @@ def test_count_deliveries_by_status(any_database: Database) -> None:
     with any_database.session() as session:
         assert deliveries.count_deliveries(session) == {}
         a, b, c = setup_chats(session)
-        rows = [NewDelivery(1, p, 0, [1]) for p in (a, b, c)] + [NewDelivery(2, a, 0, [2])]
-        deliveries.add_deliveries(session, rows=rows, now=NOW)
+        rows = [(1, p, 0, [1]) for p in (a, b, c)] + [(2, a, 0, [2])]
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
         ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
         connection = session.connection()
         deliveries.mark_deliveries(connection, delivery_ids=ids[:1], status="sending", now=NOW)
