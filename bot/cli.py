@@ -176,8 +176,13 @@ def _print_preview(result: Preview) -> None:
     print(f"\n{count} matching paper{'s' if count != 1 else ''}")
 
 
+def open_database(settings: Settings) -> Database:
+    """The database of the settings, with their SQLite tuning."""
+    return Database.open(settings.database.url, sqlite_cache_mb=settings.database.sqlite_cache_mb)
+
+
 def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
-    database = None if args.paths else Database.open(settings.database.url)
+    database = None if args.paths else open_database(settings)
     try:
         result = preview(database, args.filter, rules=settings.filters.rules, paths=args.paths)
     except InvalidQuery as error:
@@ -293,7 +298,7 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     alone = None
     if args.command in ("run", "worker", "console"):  # one such process per SQLite file
         alone = Database.hold_alone(settings.database.url)
-    database = Database.open(settings.database.url)
+    database = open_database(settings)
     try:
         if args.command == "console":
             return _cmd_console(args, settings, database)

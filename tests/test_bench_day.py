@@ -13,7 +13,8 @@ from tests.conftest import ROOT
 
 DATA = ROOT.parent / "shared" / "data" / "arxiv-days-2025"
 KEYS = {
-    "chats", "filters", "papers", "matches", "ledger_rows", "ingest_seconds", "plan_seconds",
+    "chats", "filters", "papers", "matches", "ledger_rows", "index_seconds", "ingest_seconds",
+    "plan_seconds",
     "compose_seconds", "command_p95_ms", "peak_rss_mb", "reference", "data",
 }  # fmt: skip
 

@@ -47,6 +47,11 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
         ),
         ("PAPERBOT_ADMIN_CHAT_IDS", "1,x", "setting admin.chat_ids (PAPERBOT_ADMIN_CHAT_IDS)"),
         ("PAPERBOT_METRICS_PORT", "70000", "setting metrics.port (PAPERBOT_METRICS_PORT)"),
+        (
+            "PAPERBOT_DATABASE_SQLITE_CACHE_MB",
+            "1",
+            "setting database.sqlite_cache_mb (PAPERBOT_DATABASE_SQLITE_CACHE_MB)",
+        ),
         ("PAPERBOT_CONFIG", "/nonexistent.toml", "PAPERBOT_CONFIG names '/nonexistent.toml'"),
     ],
 )

@@ -41,13 +41,21 @@ class DatabaseUrlError(StoreError):
 ALLOWED_URLS = "allowed: sqlite:///path, postgresql://user:password@host/database"
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.close()
+def _sqlite_pragmas(cache_mb: int | None) -> Callable[[Any, Any], None]:
+    """The pragmas of every SQLite connection; `cache_mb`: its page cache (None: SQLite's own,
+    2 MB), the setting database.sqlite_cache_mb."""
+
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        if cache_mb is not None:
+            cursor.execute(f"PRAGMA cache_size=-{int(cache_mb) * 1024}")  # negative: in KiB
+        cursor.close()
+
+    return on_connect
 
 
 def database_url(url: str) -> URL:
@@ -115,14 +123,14 @@ def _file_folder(parsed: URL) -> Path | None:
     return Path(parsed.database).parent
 
 
-def create_database_engine(url: str) -> Engine:
+def create_database_engine(url: str, *, sqlite_cache_mb: int | None = None) -> Engine:
     """An engine for the URL (see `database_url`; `DatabaseUrlError` if it is unusable)."""
     parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
         if (folder := _file_folder(parsed)) is not None:
             folder.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed, connect_args={"check_same_thread": False})
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_pragmas(sqlite_cache_mb))
         return engine
     return create_engine(parsed, pool_pre_ping=True)
 
@@ -160,10 +168,12 @@ class Database:
         self._away_since: float | None = None  # when `write` found the database out of reach
 
     @classmethod
-    def open(cls, url: str, *, upgrade: bool | None = None) -> Database:
+    def open(
+        cls, url: str, *, upgrade: bool | None = None, sqlite_cache_mb: int | None = None
+    ) -> Database:
         """Open the database. SQLite (and an empty PostgreSQL database) is upgraded to the current
         schema on first use; an older PostgreSQL schema asks for `paperbot db upgrade`."""
-        engine = create_database_engine(url)
+        engine = create_database_engine(url, sqlite_cache_mb=sqlite_cache_mb)
         try:
             current = current_revision(engine)
             if upgrade is None:

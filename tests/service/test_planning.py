@@ -136,3 +136,17 @@ def test_a_group_that_became_a_supergroup_is_planned_under_its_new_id(
     with any_database.session() as session:
         [row] = deliveries.all_deliveries(session, chat_id=-1005)
         assert deliveries.all_deliveries(session, chat_id=-5) == []
+
+
+def test_the_index_is_ready_before_the_first_listing_arrives(
+    any_database: Database, clock: Clock
+) -> None:
+    """A planning with nothing to plan (the first inbox scan after a start) builds the index,
+    so the first listing's alerts don't wait for it; a filter added later joins it then."""
+    follow(any_database, 1, "looped", '"kv cache"', now=clock())
+    planner = Planner(FilterRules())
+    assert planner.plan(any_database, now=clock()).deliveries == 0
+    assert len(planner) == 2
+    follow(any_database, 2, "distill*", now=clock())
+    planner.plan(any_database, now=clock())
+    assert len(planner) == 3
