@@ -31,10 +31,12 @@ from bot.core.render import (
     Item,
     MatchedFilter,
     Message,
+    digest_groups,
     digest_order,
     first_filter,
     fit,
     plural,
+    rank,
     render_alert,
     render_digest,
 )
@@ -78,31 +80,50 @@ def compose_items(
     rows: Sequence[Delivery],
     papers: Mapping[int, Paper],
     filters: Sequence[Filter],
-    marks: FilterMarks,
+    marks: FilterMarks | None,
 ) -> list[tuple[Item, list[Delivery]]]:
     """One item per paper, with the rows it settles (a pending new version of a paper not sent
     yet goes out with it, as one). `filters` are the chat's, in /list order; a filter that
-    matched and was removed since is named as such: the paper still goes, as promised."""
-    by_id = {f.id: f for f in filters}
-    numbers = {f.id: n for n, f in enumerate(filters, 1)}
+    matched and was removed since is named as such: the paper still goes, as promised. Without
+    `marks`, the items are not marked yet (`Marking` finds their marks when asked)."""
+    numbers = {f.id: (n, f.canonical) for n, f in enumerate(filters, 1)}
+    marking = Marking(filters, marks) if marks else None
     by_paper: dict[int, list[Delivery]] = defaultdict(list)
     for row in rows:
         by_paper[row.paper_id].append(row)
     items = []
     for paper_id, settled in by_paper.items():
         paper = papers[paper_id]
-        matched: list[MatchedFilter] = []
-        found: list[Highlight] = []
-        for filter_id in sorted({f for r in settled for f in r.filter_ids}):
-            known = by_id.get(filter_id)
-            if known is None:
-                matched.append(MatchedFilter(0, REMOVED))
-                continue
-            matched.append(MatchedFilter(numbers[filter_id], known.canonical))
-            found += marks.of(known.source, paper)
+        matched = [
+            MatchedFilter(*numbers[f]) if f in numbers else MatchedFilter(0, REMOVED)
+            for f in _filter_ids(settled)
+        ]
+        found = marking(paper, settled) if marking else []
         is_update = all(r.is_update for r in settled)
-        items.append((Item(paper, merge_highlights(found), matched, is_update), settled))
+        items.append((Item(paper, found, matched, is_update), settled))
     return items
+
+
+def _filter_ids(rows: Sequence[Delivery]) -> list[int]:
+    """The filters that matched a paper's rows, in id order."""
+    return sorted({f for r in rows for f in r.filter_ids})
+
+
+class Marking:
+    """The words a chat's filters marked in a paper, merged, found when asked: a digest finds
+    them only for the papers its order needs (`compose_digest`)."""
+
+    def __init__(self, filters: Sequence[Filter], marks: FilterMarks) -> None:
+        self._sources = {f.id: f.source for f in filters}
+        self._marks = marks
+
+    def __call__(self, paper: Paper, rows: Sequence[Delivery]) -> list[Highlight]:
+        found: list[Highlight] = []
+        for filter_id in _filter_ids(rows):
+            source = self._sources.get(filter_id)
+            if source is not None:  # a filter since removed marks nothing
+                found += self._marks.of(source, paper)
+        return merge_highlights(found)
 
 
 @dataclass
@@ -183,24 +204,58 @@ class Layout:
         return cls(chat.digest_style == "compact", chat.digest_abstracts, chat.digest_page)
 
 
-def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
+def compose_digest(
+    items: Composed, title: str, layout: Layout, marking: Marking | None = None
+) -> list[Outgoing]:
     """A digest as it goes out: its first page of papers (the chat's best first, when ranked);
     the papers past it settle with the last message, behind its "N more" button, which pages
     on through them (`compose_page`) in the order of filters and matched words: the same at
-    every press, whatever the chat rates meanwhile."""
-    plain = [item for item, _ in items]
-    order = digest_order(plain)
-    shown, rest = order[: layout.page], order[layout.page :]
-    header = _header(title, plain, order, shown=len(shown))
-    outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
+    every press, whatever the chat rates meanwhile. With `marking`, the items are not marked
+    yet, and only the groups the order needs are (`_first_page`)."""
+    listed = list(items)  # marked in place by _first_page, when not yet
+    shown, rest, first = _first_page(listed, layout.page, marking)
+    header = _header(title, [item for item, _ in listed], [*shown, *rest], shown=len(shown))
+    outgoing = _page(listed, shown, header, layout, first=1, counts=not rest)
     if rest:
-        behind = [items[i] for i in rest]
-        first = digest_order([item for item, _ in behind], by_score=False)[0]
-        outgoing[-1].behind = [row for _, rows in behind for row in rows]
-        outgoing[-1].buttons.append(
-            [more_button(behind[first][1][0].id, len(shown) + 1, len(rest))]
-        )
+        outgoing[-1].behind = [row for i in rest for row in listed[i][1]]
+        button = more_button(listed[first][1][0].id, len(shown) + 1, len(rest))
+        outgoing[-1].buttons.append([button])
     return outgoing
+
+
+def _first_page(
+    items: list[tuple[Item, list[Delivery]]], page: int, marking: Marking | None
+) -> tuple[list[int], list[int], int]:
+    """The digest's order cut at its page: the papers shown, the rest (in `digest_order`, but
+    for groups wholly past the page, whose order nothing shows), and the first of the rest as
+    its pages list them (`digest_order` without the chat's scores).
+
+    A group is ordered, and with `marking` marked in place, only when it holds part of the page
+    or the first of the rest: ordering needs every paper's marks (title hits, matched words),
+    and finding them is most of a digest's cost (bench/day.py, 1,000 chats: ~180 papers of a
+    chat's ~590 marked, and a digest composed in 34 ms instead of 55)."""
+    order: list[int] = []
+    for members in digest_groups([item for item, _ in items]):
+        if len(order) <= page:  # the group holds part of the page, or the rest's first paper
+            if marking:
+                _mark(items, members, marking)
+            members = sorted(members, key=lambda i: rank(items[i][0]))
+        order += members
+    shown, rest = order[:page], order[page:]
+    if not rest:
+        return shown, rest, -1
+    group = first_filter(items[rest[0]][0])  # the rest's first group, ordered above
+    firsts = [i for i in rest if first_filter(items[i][0]) == group]
+    return shown, rest, min(firsts, key=lambda i: rank(items[i][0], by_score=False))
+
+
+def _mark(
+    items: list[tuple[Item, list[Delivery]]], members: Sequence[int], marking: Marking
+) -> None:
+    """The `members` of `items` (changed in place) with their marks."""
+    for i in members:
+        item, rows = items[i]
+        items[i] = (dataclasses.replace(item, marks=marking(item.paper, rows)), rows)
 
 
 def compose_page(

@@ -246,9 +246,10 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _rank(item: Item) -> tuple[float, bool, int]:
-    """Best first: the chat's score (when ranked), a hit in the title, then more matched words."""
-    score = -item.score if item.score is not None else 0.0
+def rank(item: Item, *, by_score: bool = True) -> tuple[float, bool, int]:
+    """Best first: the chat's score (when ranked, and `by_score`), a hit in the title, then more
+    matched words."""
+    score = -item.score if item.score is not None and by_score else 0.0
     return (score, not any(m.field == "title" for m in item.marks), -len(item.marks))
 
 
@@ -293,22 +294,26 @@ def first_filter(item: Item) -> MatchedFilter | None:
 
 
 def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
-    """The digest's order, as indices into `items`: papers grouped by filter (each paper once,
-    under its first filter, in /list order; papers of filters since removed last), best first
-    within a group: by the chat's ranking when it has one (and `by_score`), else title hits
-    first, then more matched words. Ranked within the groups, not across them, so the groups
-    keep their meaning and a broad filter can't push a narrow one's papers off the page. Any
-    subset of the items keeps its relative order."""
+    """The digest's order, as indices into `items`: papers grouped by filter (`digest_groups`),
+    best first within a group: by the chat's ranking when it has one (and `by_score`), else
+    title hits first, then more matched words. Ranked within the groups, not across them, so
+    the groups keep their meaning and a broad filter can't push a narrow one's papers off the
+    page. Any subset of the items keeps its relative order."""
+    return [
+        i
+        for members in digest_groups(items)
+        for i in sorted(members, key=lambda i: rank(items[i], by_score=by_score))
+    ]
+
+
+def digest_groups(items: Sequence[Item]) -> list[list[int]]:
+    """The digest's groups in order, each the indices of its papers as given: each paper once,
+    under its first filter, in /list order; papers of filters since removed last."""
     groups: dict[MatchedFilter | None, list[int]] = {}
     for index, item in enumerate(items):
         groups.setdefault(first_filter(item), []).append(index)
     order = sorted(groups, key=lambda f: (f is None, not (f and f.number), f.number if f else 0))
-
-    def best(i: int) -> tuple[float, bool, int]:
-        rank = _rank(items[i])
-        return rank if by_score else (0.0, *rank[1:])
-
-    return [i for matched in order for i in sorted(groups[matched], key=best)]
+    return [groups[matched] for matched in order]
 
 
 def render_digest(

@@ -18,6 +18,7 @@ from bot.core.compose import (
     Composed,
     FilterMarks,
     Layout,
+    Marking,
     Outgoing,
     compose_digest,
     compose_items,
@@ -67,13 +68,18 @@ class Composer:
 
     def items(self, chat_id: int, rows: Sequence[Delivery]) -> Composed:
         """The rows' papers as the chat is sent them: why each matched, and where."""
+        listed = self._read(chat_id, rows)
+        return compose_items(rows, self.papers, listed, self.marks)
+
+    def _read(self, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
+        """The rows' papers read into the round (when not yet), and the chat's filters."""
         with self.database.session() as session:
             missing = {r.paper_id for r in rows} - self.papers.keys()
             self.papers.update(papers.get_papers(session, paper_ids=missing))
             listed = self.filters.get(chat_id)
             if listed is None:
                 listed = chats.chat_filters(session, chat_id=chat_id)
-        return compose_items(rows, self.papers, listed, self.marks)
+        return listed
 
     def ranked(self, chat_id: int, items: Composed) -> Composed:
         """The items with the chat's scores, when it has a ranking model (vectorising a
@@ -92,12 +98,15 @@ class Composer:
 
     def _digest(self, chat: Chat, now: datetime) -> Digest:
         with self.database.session() as session:
-            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
+            rows = deliveries.waiting_deliveries(session, chat_id=chat.id)
             if not rows:
                 if not chats.chat_filters(session, chat_id=chat.id):
                     return Digest()
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
                 return Digest(line=empty_digest_line(arrived))
-        items = self.ranked(chat.id, self.items(chat.id, rows))
+        listed = self._read(chat.id, rows)
+        # unmarked: compose_digest marks only the papers its order needs
+        items = self.ranked(chat.id, compose_items(rows, self.papers, listed, None))
         title = digest_title(now.date(), [item.paper.announced for item, _ in items])
-        return Digest(compose_digest(items, title, Layout.of(chat)))
+        marking = Marking(listed, self.marks)
+        return Digest(compose_digest(items, title, Layout.of(chat), marking))

@@ -3,23 +3,29 @@ filters as /list numbers them, which words to mark), and the wording around a di
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, date, datetime
 
 import pytest
 
+from bot.core.buttons import more_button
 from bot.core.chat import Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
+    Layout,
+    Marking,
     Outgoing,
+    compose_digest,
     compose_items,
     digest_title,
     empty_digest_line,
     messages_with_rows,
 )
+from bot.core.compose import ranked as ranked_items
 from bot.core.highlight import Highlight
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
-from bot.core.render import Item, MatchedFilter, Message
+from bot.core.render import Item, MatchedFilter, Message, digest_order
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 CHAT = 7
@@ -151,3 +157,50 @@ def test_digest_title_names_the_announcement(
 )
 def test_empty_digest_line_says_why(arrived: int, line: str) -> None:
     assert empty_digest_line(arrived) == line
+
+
+WORDS = ("cache", "looped", "mamba", "state", "space", "model", "kv", "depth", "agent", "token")
+
+
+def many_filter_chat() -> tuple[dict[int, Paper], list[Filter], list[Delivery]]:
+    """A chat of 12 filters and 90 papers, each matched by one to three of them, whose titles
+    and abstracts hold the filters' words from none to many times."""
+    rng = random.Random(5)
+    papers = {
+        n: Paper(
+            title=" ".join(rng.choices(WORDS, k=rng.randint(2, 6))),
+            abstract=" ".join(rng.choices(WORDS, k=rng.randint(5, 40))),
+            source="t",
+        )
+        for n in range(1, 91)
+    }
+    sources = [*WORDS, '"state space"', "kv*"]
+    filters = [Filter(100 + n, CHAT, s, s, NOW) for n, s in enumerate(sources)]
+    rows = [
+        row(n, n, *sorted(f.id for f in rng.sample(filters, rng.randint(1, 3)))) for n in papers
+    ]
+    return papers, filters, rows
+
+
+@pytest.mark.parametrize("ranked", [False, True])
+def test_a_digest_marks_only_what_its_order_needs_and_says_the_same(ranked: bool) -> None:
+    papers, filters, rows = many_filter_chat()
+    marks = FilterMarks(FilterRules().parse)
+    marked = compose_items(rows, papers, filters, marks)
+    unmarked = compose_items(rows, papers, filters, None)
+    if ranked:  # ties of score are broken by the marks
+        scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows}
+        marked, unmarked = ranked_items(marked, scores), ranked_items(unmarked, scores)
+    order = digest_order([item for item, _ in marked])  # every paper marked and ordered
+    for page in range(1, len(papers) + 1):  # the page ends inside groups and between them
+        layout = Layout(page=page)
+        lazily = compose_digest(unmarked, "Your digest", layout, Marking(filters, marks))
+        assert lazily == compose_digest(marked, "Your digest", layout)
+        shown, rest = order[:page], order[page:]
+        assert [r for m in lazily for r in m.rows] == [r for i in shown for r in marked[i][1]]
+        if not rest:
+            continue
+        assert sorted(r.id for r in lazily[-1].behind) == sorted(marked[i][1][0].id for i in rest)
+        first = rest[digest_order([marked[i][0] for i in rest], by_score=False)[0]]
+        more = more_button(marked[first][1][0].id, page + 1, len(rest))
+        assert lazily[-1].buttons[-1] == [more]
