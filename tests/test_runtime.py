@@ -4,19 +4,22 @@ the planner's index as it grows (at once, or a little at a time) and shrinks."""
 from __future__ import annotations
 
 import gc
+import os
+import shutil
 import socket
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
 from bot import jobs
-from bot.config import MemorySettings, Settings
+from bot.config import InboxSettings, MemorySettings, Settings
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.store import Database, chats, papers
 from bot.store.database import create_database_engine
-from tests.conftest import Clock
+from tests.conftest import SEEDS, Clock
 from tests.transports import SilentTransport
 
 
@@ -108,3 +111,23 @@ async def test_a_job_that_meets_the_database_out_of_reach_is_counted(clock: Cloc
         return runtime.metrics.registry.get_sample_value(sample, {"job": job})
 
     assert (counted("scan"), counted("digests"), counted("deliver")) == (1, 1, 0)
+
+
+def test_the_inbox_scan_brings_the_recent_papers_up_to_date(
+    database: Database, clock: Clock, tmp_path: Path
+) -> None:
+    """/preview's index is made by the scan that stores the papers, not at the first question
+    (which waited seconds for it on a busy week)."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    settings = Settings(inbox=InboxSettings(dir=inbox, settle_seconds=0))
+    runtime = Runtime.build(settings, database, SilentTransport("nothing to send"), clock=clock)
+    runtime.scan()
+    assert runtime.recent.held == 0
+    copied = shutil.copy(SEEDS / "003_41440b21456fdd3f.txt", inbox)
+    written = clock().timestamp() - 60  # settled, by the test's clock
+    os.utime(copied, (written, written))
+    runtime.scan()
+    with database.session() as session:
+        stored = papers.count_papers(session)
+    assert stored and runtime.recent.held == stored

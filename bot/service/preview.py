@@ -119,6 +119,11 @@ class RecentPapers:
         self._updated: datetime | None = None  # the latest update seen
         self._updated_ids: frozenset[int] = frozenset()  # the papers updated then
 
+    @property
+    def held(self) -> int:
+        """How many papers the index holds (as last brought up to date; no database read)."""
+        return len(self._index)
+
     def index(self) -> PaperIndex:
         """The index, up to date with the database."""
         with self._lock, self.database.session() as session:
