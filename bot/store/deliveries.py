@@ -18,6 +18,12 @@ from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
 from bot.store.tables import ChatTable, DeliveryTable
 
 PENDING = "pending"  # a new row's status
+# PostgreSQL: after a batch adds this many rows, the ledger's statistics are taken again at once
+# (ANALYZE samples 30,000 rows: half a second at 6 million) rather than when autovacuum comes
+# by. Until then the planner took the ledger for as small as before and read a chat's waiting
+# rows through the status index, every pending row of every chat: 210 ms a digest at
+# bench/day.py's 10,000 chats (5.85 million rows) instead of 0.5 ms through the chat's own.
+ANALYZE_AFTER = 100_000
 
 
 class NewDeliveries(NamedTuple):
@@ -139,6 +145,8 @@ def _copy_deliveries(connection: Connection, rows: Iterable[NewDeliveries], now:
     )
     added = cursor.rowcount
     cursor.execute("TRUNCATE new_delivery")  # the next batch of the same transaction
+    if added >= ANALYZE_AFTER:
+        cursor.execute("ANALYZE delivery")
     return int(added)
 
 
