@@ -28,12 +28,12 @@ from bot.core.highlight import (
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
 from bot.core.render import (
+    Group,
     Item,
     MatchedFilter,
     Message,
     digest_groups,
     digest_order,
-    first_filter,
     fit,
     plural,
     rank,
@@ -43,28 +43,26 @@ from bot.core.render import (
 from bot.core.summary import shorten
 
 REMOVED = "a filter since removed"
+_REMOVED = MatchedFilter(0, REMOVED)
 TITLE_SHOWN = 200  # characters of a digest's title
 GROUPS_SHOWN = 1200  # of the header's line of papers per filter
 
 
 class FilterMarks:
     """The words a filter matched in a paper. Many chats share popular filters and a digest
-    round meets the same papers once per chat, so filters are parsed and texts analysed once,
-    and answers for a (filter, paper) pair are remembered (`remembered` of each: a day's papers'
-    titles and abstracts fit)."""
+    round meets the same papers once per chat, so filters are parsed and texts analysed once
+    (`remembered` of each: a day's papers' titles and abstracts fit). Answers are found again
+    each time: remembered per (filter, paper), or per (leaf, text), they were found again 98%
+    and 72% of the time (bench/day.py, 1,000 chats), and finding them costs little more than
+    remembering them (a paper's hash, a leaf's)."""
 
     def __init__(self, parse: Callable[[str], Node], remembered: int = 4096) -> None:
         self._parse = parse
         self._marked = functools.lru_cache(maxsize=remembered)(self._marked_leaves)
         self._analyse = functools.lru_cache(maxsize=2 * remembered)(Analysed)
-        # A leaf's spans in a text: popular words recur in many filters, so this hits where
-        # (filter, paper) pairs seldom do (bench/day.py, 1,000 chats: half the leaves' spans
-        # are found here, and a round composes a tenth faster). ~100 bytes an entry: ~13 MB.
-        self._spans = functools.lru_cache(maxsize=32 * remembered)(self._leaf_spans)
-        self.of = functools.lru_cache(maxsize=remembered)(self._of)
 
-    def _leaf_spans(self, leaf: Marked, text: str) -> tuple[tuple[int, int], ...]:
-        return tuple(leaf_spans(leaf, text, self._analyse(text)))
+    def _leaf_spans(self, leaf: Marked, text: str) -> list[tuple[int, int]]:
+        return leaf_spans(leaf, text, self._analyse(text))
 
     def _marked_leaves(self, source: str) -> tuple[Marked, ...]:
         try:
@@ -72,8 +70,8 @@ class FilterMarks:
         except InvalidQuery:  # kept from a laxer paperbot: the paper is still sent, unmarked
             return ()
 
-    def _of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
-        return tuple(highlights(self._marked(source), paper, spans=self._spans))
+    def of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
+        return tuple(highlights(self._marked(source), paper, spans=self._leaf_spans))
 
 
 def compose_items(
@@ -86,7 +84,8 @@ def compose_items(
     yet goes out with it, as one). `filters` are the chat's, in /list order; a filter that
     matched and was removed since is named as such: the paper still goes, as promised. Without
     `marks`, the items are not marked yet (`Marking` finds their marks when asked)."""
-    numbers = {f.id: (n, f.canonical) for n, f in enumerate(filters, 1)}
+    # one MatchedFilter a filter, shared by its papers (a digest has ~590 of them)
+    named = {f.id: MatchedFilter(n, f.canonical) for n, f in enumerate(filters, 1)}
     marking = Marking(filters, marks) if marks else None
     by_paper: dict[int, list[Delivery]] = defaultdict(list)
     for row in rows:
@@ -94,10 +93,7 @@ def compose_items(
     items = []
     for paper_id, settled in by_paper.items():
         paper = papers[paper_id]
-        matched = [
-            MatchedFilter(*numbers[f]) if f in numbers else MatchedFilter(0, REMOVED)
-            for f in _filter_ids(settled)
-        ]
+        matched = [named.get(f, _REMOVED) for f in _filter_ids(settled)]
         found = marking(paper, settled) if marking else []
         is_update = all(r.is_update for r in settled)
         items.append((Item(paper, found, matched, is_update), settled))
@@ -213,8 +209,8 @@ def compose_digest(
     every press, whatever the chat rates meanwhile. With `marking`, the items are not marked
     yet, and only the groups the order needs are (`_first_page`)."""
     listed = list(items)  # marked in place by _first_page, when not yet
-    shown, rest, first = _first_page(listed, layout.page, marking)
-    header = _header(title, [item for item, _ in listed], [*shown, *rest], shown=len(shown))
+    groups, shown, rest, first = _first_page(listed, layout.page, marking)
+    header = _header(title, len(listed), groups, shown=len(shown))
     outgoing = _page(listed, shown, header, layout, first=1, counts=not rest)
     if rest:
         outgoing[-1].behind = [row for i in rest for row in listed[i][1]]
@@ -225,28 +221,28 @@ def compose_digest(
 
 def _first_page(
     items: list[tuple[Item, list[Delivery]]], page: int, marking: Marking | None
-) -> tuple[list[int], list[int], int]:
-    """The digest's order cut at its page: the papers shown, the rest (in `digest_order`, but
-    for groups wholly past the page, whose order nothing shows), and the first of the rest as
-    its pages list them (`digest_order` without the chat's scores).
+) -> tuple[list[Group], list[int], list[int], int]:
+    """The digest's groups, and its order cut at its page: the papers shown, the rest (in
+    `digest_order`, but for groups wholly past the page, whose order nothing shows), and the
+    first of the rest as its pages list them (`digest_order` without the chat's scores).
 
     A group is ordered, and with `marking` marked in place, only when it holds part of the page
     or the first of the rest: ordering needs every paper's marks (title hits, matched words),
     and finding them is most of a digest's cost (bench/day.py, 1,000 chats: ~180 papers of a
     chat's ~590 marked, and a digest composed in 34 ms instead of 55)."""
+    groups = digest_groups([item for item, _ in items])
     order: list[int] = []
-    for members in digest_groups([item for item, _ in items]):
+    first = -1
+    for _, members in groups:
         if len(order) <= page:  # the group holds part of the page, or the rest's first paper
             if marking:
                 _mark(items, members, marking)
             members = sorted(members, key=lambda i: rank(items[i][0]))
+            behind = members[page - len(order) :]
+            if behind and first < 0:
+                first = min(behind, key=lambda i: rank(items[i][0], by_score=False))
         order += members
-    shown, rest = order[:page], order[page:]
-    if not rest:
-        return shown, rest, -1
-    group = first_filter(items[rest[0]][0])  # the rest's first group, ordered above
-    firsts = [i for i in rest if first_filter(items[i][0]) == group]
-    return shown, rest, min(firsts, key=lambda i: rank(items[i][0], by_score=False))
+    return groups, order[:page], order[page:], first
 
 
 def _mark(
@@ -280,20 +276,20 @@ def compose_page(
     return outgoing
 
 
-def _header(title: str, items: Sequence[Item], order: Sequence[int], *, shown: int) -> str:
+def _header(title: str, count: int, groups: Sequence[Group], *, shown: int) -> str:
     """The digest's first lines: its title and count, the papers per filter (when it has more
     than one group), and how many this page lists when it doesn't list all."""
-    header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(len(items), 'new paper')}"
-    groups: dict[str, int] = {}
-    for index in order:
-        matched = first_filter(items[index])
-        name = f"{shorten(matched.canonical, 40)} (filter {matched.number})" if matched else "other"
-        groups[name] = groups.get(name, 0) + 1
+    header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(count, 'new paper')}"
     if len(groups) > 1:  # within a third of a message, whatever the filters
-        header += "\n" + fit(" · ".join(f"{name}: {n}" for name, n in groups.items()), GROUPS_SHOWN)
-    if shown < len(items):
+        counts = (f"{_group_name(matched)}: {len(members)}" for matched, members in groups)
+        header += "\n" + fit(" · ".join(counts), GROUPS_SHOWN)
+    if shown < count:
         header += f"\nThe first {shown} here; the rest behind the button at the end."
     return header
+
+
+def _group_name(matched: MatchedFilter | None) -> str:
+    return f"{shorten(matched.canonical, 40)} (filter {matched.number})" if matched else "other"
 
 
 def _page(

@@ -23,7 +23,7 @@ class Analysed:
     few thousand texts over and over: analysed once each (FilterMarks keeps them), marking a
     (filter, paper) pair took 4 ms and takes about 0.05 (bench/day.py)."""
 
-    __slots__ = ("tokens", "terms", "at")
+    __slots__ = ("tokens", "terms", "at", "_starting")
 
     def __init__(self, text: str) -> None:
         self.tokens = tokens(text)
@@ -32,6 +32,16 @@ class Analysed:
         for i, term in enumerate(self.terms):
             at.setdefault(term, []).append(i)
         self.at = at
+        self._starting: dict[str, list[int]] = {}
+
+    def starting(self, prefix: str) -> list[int]:
+        """Where the words that start with `prefix` are: a scan of every word, once per text and
+        prefix (a prefix leaf cost 100 us a paper, scanned again for every filter that has it)."""
+        found = self._starting.get(prefix)
+        if found is None:
+            found = [i for i, t in enumerate(self.tokens) if t.folded.startswith(prefix)]
+            self._starting[prefix] = found
+        return found
 
 
 Marked = Word | Phrase | Prefix | PhrasePrefix
@@ -68,7 +78,7 @@ def leaf_spans(leaf: Marked, text: str, analysed: Analysed) -> list[tuple[int, i
     if isinstance(leaf, Word):
         return [(words[i].start, words[i].end) for i in analysed.at.get(leaf.term, ())]
     if isinstance(leaf, Prefix):
-        return [(t.start, t.end) for t in words if t.folded.startswith(leaf.prefix)]
+        return [(words[i].start, words[i].end) for i in analysed.starting(leaf.prefix)]
     spans: list[tuple[int, int]] = []
     size = len(leaf.terms)
     if isinstance(leaf, PhrasePrefix):  # the full words, then the one the prefix starts

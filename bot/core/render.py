@@ -301,19 +301,22 @@ def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
     page. Any subset of the items keeps its relative order."""
     return [
         i
-        for members in digest_groups(items)
+        for _, members in digest_groups(items)
         for i in sorted(members, key=lambda i: rank(items[i], by_score=by_score))
     ]
 
 
-def digest_groups(items: Sequence[Item]) -> list[list[int]]:
-    """The digest's groups in order, each the indices of its papers as given: each paper once,
-    under its first filter, in /list order; papers of filters since removed last."""
+Group = tuple[MatchedFilter | None, list[int]]  # a digest's filter and its papers' indices
+
+
+def digest_groups(items: Sequence[Item]) -> list[Group]:
+    """The digest's groups in order, each with the indices of its papers as given: each paper
+    once, under its first filter, in /list order; papers of filters since removed last."""
     groups: dict[MatchedFilter | None, list[int]] = {}
     for index, item in enumerate(items):
         groups.setdefault(first_filter(item), []).append(index)
     order = sorted(groups, key=lambda f: (f is None, not (f and f.number), f.number if f else 0))
-    return [groups[matched] for matched in order]
+    return [(matched, groups[matched]) for matched in order]
 
 
 def render_digest(

@@ -350,7 +350,7 @@ def waiting_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
             created_at(created),
         )
         for row_id, chat, paper, revision, ids, status, message, reason, created in (
-            connection.execute(statement)
+            connection.execute(statement).all()  # fetchall: a fetchone a row cost 0.5 ms
         )
     ]
 
