@@ -10,6 +10,8 @@ from __future__ import annotations
 import gzip
 import os
 import threading
+import tracemalloc
+import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -174,24 +176,40 @@ def test_a_file_named_by_a_listing_is_never_read(
     assert "SECRET-CONTENT" not in stored_text(database)
 
 
+FEED = (
+    b"<rss version='2.0'><channel><title>t</title>"
+    + b"<item><title>x</title></item>" * 500
+    + b"</channel></rss>"
+)
+
+
 @pytest.fixture
 def hostile_feeds() -> Iterator[str]:
     """Feed addresses that answer badly: /redirect sends to a file on this machine, /bomb is
-    50 KB of gzip that unpacks to 50 MB."""
-    bomb = gzip.compress(b"\0" * 50_000_000, compresslevel=9)
+    50 KB of gzip that unpacks to 50 MB, /damaged is gzip cut short, /brotli a coding nobody
+    asked for; /gzip and /deflate are a good feed packed."""
+    bodies = {
+        "/bomb": ("gzip", gzip.compress(b"\0" * 50_000_000, compresslevel=9)),
+        "/damaged": ("gzip", gzip.compress(FEED)[:-30] + b"\xff" * 30),
+        "/brotli": ("br", b"\x0b\x01\x80hello\x03"),
+        "/gzip": ("gzip", gzip.compress(FEED)),
+        "/deflate": ("deflate", zlib.compress(FEED)),
+    }
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            redirect = self.path == "/redirect"
-            self.send_response(302 if redirect else 200)
-            if redirect:
+            if self.path == "/redirect":
+                self.send_response(302)
                 self.send_header("Location", "file:///etc/passwd")
-            else:
-                self.send_header("Content-Encoding", "gzip")
-            self.send_header("Content-Length", "0" if redirect else str(len(bomb)))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            coding, body = bodies[self.path]
+            self.send_response(200)
+            self.send_header("Content-Encoding", coding)
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            if not redirect:
-                self.wfile.write(bomb)
+            self.wfile.write(body)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -212,3 +230,32 @@ def test_a_feed_that_unpacks_past_the_limit_is_refused(hostile_feeds: str) -> No
     """The limit counts what the feed unpacks to, not the 50 KB that came."""
     with pytest.raises(FeedError, match="too large: at least .* over the limit of 1 MB"):
         FeedFetcher(timeout=5, max_bytes=1_000_000).fetch(f"{hostile_feeds}/bomb")
+
+
+def test_a_feed_that_unpacks_past_the_limit_is_never_held_unpacked(hostile_feeds: str) -> None:
+    """Refused with at most the limit and one slice in memory: the 50 KB came in one piece, and
+    unpacked whole it would have been 50 MB at once."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(FeedError, match="too large"):
+            FeedFetcher(timeout=5, max_bytes=1_000_000).fetch(f"{hostile_feeds}/bomb")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, f"{peak / 1e6:.1f} MB held at the peak"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_a_packed_feed_is_unpacked(hostile_feeds: str, coding: str) -> None:
+    assert FeedFetcher(timeout=5).fetch(f"{hostile_feeds}/{coding}") == FEED
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [("/damaged", "its gzip content is damaged"), ("/brotli", "content coding 'br', not asked")],
+)
+def test_a_damaged_or_unasked_packing_is_refused_with_a_reason(
+    hostile_feeds: str, path: str, message: str
+) -> None:
+    with pytest.raises(FeedError, match=message):
+        FeedFetcher(timeout=5).fetch(f"{hostile_feeds}{path}")
