@@ -23,7 +23,6 @@ from bot.core.highlight import (
     highlights,
     leaf_spans,
     marked_leaves,
-    merge_highlights,
 )
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
@@ -73,6 +72,12 @@ class FilterMarks:
     def of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
         return tuple(highlights(self._marked(source), paper, spans=self._leaf_spans))
 
+    def of_all(self, sources: Iterable[str], paper: Paper) -> list[Highlight]:
+        """Several filters' marks in a paper, merged: the same as `merge_highlights` of each
+        one's, in one pass over their words (a digest marks ~180 papers a chat)."""
+        leaves = tuple(leaf for source in sources for leaf in self._marked(source))
+        return highlights(leaves, paper, spans=self._leaf_spans)
+
 
 def compose_items(
     rows: Sequence[Delivery],
@@ -114,12 +119,9 @@ class Marking:
         self._marks = marks
 
     def __call__(self, paper: Paper, rows: Sequence[Delivery]) -> list[Highlight]:
-        found: list[Highlight] = []
-        for filter_id in _filter_ids(rows):
-            source = self._sources.get(filter_id)
-            if source is not None:  # a filter since removed marks nothing
-                found += self._marks.of(source, paper)
-        return merge_highlights(found)
+        sources = [self._sources.get(filter_id) for filter_id in _filter_ids(rows)]
+        # a filter since removed marks nothing
+        return self._marks.of_all([s for s in sources if s is not None], paper)
 
 
 @dataclass

@@ -13,6 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlmodel import Session
+
 from bot.core.chat import Chat, Delivery, Filter
 from bot.core.compose import (
     Composed,
@@ -68,17 +70,17 @@ class Composer:
 
     def items(self, chat_id: int, rows: Sequence[Delivery]) -> Composed:
         """The rows' papers as the chat is sent them: why each matched, and where."""
-        listed = self._read(chat_id, rows)
+        with self.database.session() as session:
+            listed = self._read(session, chat_id, rows)
         return compose_items(rows, self.papers, listed, self.marks)
 
-    def _read(self, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
+    def _read(self, session: Session, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
         """The rows' papers read into the round (when not yet), and the chat's filters."""
-        with self.database.session() as session:
-            missing = {r.paper_id for r in rows} - self.papers.keys()
-            self.papers.update(papers.get_papers(session, paper_ids=missing))
-            listed = self.filters.get(chat_id)
-            if listed is None:
-                listed = chats.chat_filters(session, chat_id=chat_id)
+        missing = {r.paper_id for r in rows} - self.papers.keys()
+        self.papers.update(papers.get_papers(session, paper_ids=missing))
+        listed = self.filters.get(chat_id)
+        if listed is None:
+            listed = chats.chat_filters(session, chat_id=chat_id)
         return listed
 
     def ranked(self, chat_id: int, items: Composed) -> Composed:
@@ -104,7 +106,7 @@ class Composer:
                     return Digest()
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
                 return Digest(line=empty_digest_line(arrived))
-        listed = self._read(chat.id, rows)
+            listed = self._read(session, chat.id, rows)
         # unmarked: compose_digest marks only the papers its order needs
         items = self.ranked(chat.id, compose_items(rows, self.papers, listed, None))
         title = digest_title(now.date(), [item.paper.announced for item, _ in items])

@@ -22,7 +22,7 @@ from bot.core.compose import (
     messages_with_rows,
 )
 from bot.core.compose import ranked as ranked_items
-from bot.core.highlight import Highlight
+from bot.core.highlight import Highlight, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
 from bot.core.render import Item, MatchedFilter, Message, digest_order
@@ -190,6 +190,10 @@ def test_a_digest_marks_only_what_its_order_needs_and_says_the_same(ranked: bool
     if ranked:  # ties of score are broken by the marks
         scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows}
         marked, unmarked = ranked_items(marked, scores), ranked_items(unmarked, scores)
+    sources = {f.id: f.source for f in filters}
+    for item, settled in marked:  # each filter's marks, merged
+        each = [marks.of(sources[f], item.paper) for r in settled for f in r.filter_ids]
+        assert item.marks == merge_highlights(h for found in each for h in found)
     order = digest_order([item for item, _ in marked])  # every paper marked and ordered
     for page in range(1, len(papers) + 1):  # the page ends inside groups and between them
         layout = Layout(page=page)
