@@ -43,9 +43,6 @@ class NewDeliveries(NamedTuple):
         columns = tuple(zip(*rows, strict=True)) or ((), (), (), ())
         return cls(*columns)
 
-    def __len__(self) -> int:  # type: ignore[override]
-        return len(self.chat_ids)
-
     def filter_ids_json(self) -> list[str]:
         """Each row's filter ids as the JSON column holds them (json.dumps' form: a third of
         its cost, and most rows hold one id)."""
