@@ -100,7 +100,7 @@ class Composer:
 
     def _digest(self, chat: Chat, now: datetime) -> Digest:
         with self.database.session() as session:
-            rows = deliveries.waiting_deliveries(session, chat_id=chat.id)
+            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
             if not rows:
                 if not chats.chat_filters(session, chat_id=chat.id):
                     return Digest()

@@ -65,6 +65,27 @@ _DELIVERY_COLUMNS = (  # in Delivery's order
 )
 
 
+# The columns whose values unfinished_deliveries processes itself (as their types would).
+_RAW_FILTER_IDS = sa.type_coerce(col(DeliveryTable.filter_ids), sa.String).label("filter_ids")
+_RAW_CREATED = sa.type_coerce(col(DeliveryTable.created_at), sa.String).label("created_at")
+
+
+def _once_each(column_type: Any, dialect: Dialect) -> Callable[[Any], Any]:
+    """The column type's processing of a value read (none, where the driver does it), each
+    distinct value processed once."""
+    processor = column_type.dialect_impl(dialect).result_processor(dialect, None)
+    if processor is None:
+        return lambda value: value
+    processed: dict[Any, Any] = {}
+
+    def process(value: Any) -> Any:
+        if value not in processed:
+            processed[value] = processor(value)
+        return processed[value]
+
+    return process
+
+
 def _to_delivery(row: DeliveryTable) -> Delivery:
     assert row.id is not None
     return Delivery(
@@ -191,7 +212,7 @@ def unfinished_deliveries(
     """Pending and sending rows (sending: in flight when the bot stopped) of active, unpaused
     chats, oldest first; for one chat or for chats in the given modes."""
     statement = (
-        sa.select(*_DELIVERY_COLUMNS)
+        sa.select(*_DELIVERY_COLUMNS[:4], _RAW_FILTER_IDS, *_DELIVERY_COLUMNS[5:8], _RAW_CREATED)
         .join(ChatTable, col(ChatTable.id) == col(DeliveryTable.chat_id))
         .where(
             col(DeliveryTable.status).in_(UNFINISHED),
@@ -204,9 +225,30 @@ def unfinished_deliveries(
         statement = statement.where(col(DeliveryTable.chat_id) == chat_id)
     if modes is not None:
         statement = statement.where(col(ChatTable.mode).in_(modes))
-    # columns, not ORM objects: a digest chat may have hundreds of rows waiting on a busy day,
-    # and building each as an ORM instance cost 0.2 s per such chat (bench/day.py)
-    return [Delivery(*row) for row in session.execute(statement)]
+    # Core rows, not ORM objects, and each distinct JSON or timestamp value processed once (a
+    # planning batch writes one timestamp, most rows name one of a chat's few filters): a
+    # digest chat has ~590 rows waiting on a busy day (bench/day.py), which took 5.3 ms to
+    # read with SQLAlchemy processing every value and take 3.9 ms so (ORM objects: 0.2 s)
+    connection = session.connection()
+    dialect = connection.dialect
+    filter_ids = _once_each(DeliveryTable.__table__.c.filter_ids.type, dialect)  # type: ignore[attr-defined]
+    created_at = _once_each(DeliveryTable.__table__.c.created_at.type, dialect)  # type: ignore[attr-defined]
+    return [
+        Delivery(
+            row_id,
+            chat,
+            paper,
+            revision,
+            list(filter_ids(ids)),
+            status,
+            message,
+            reason,
+            created_at(created),
+        )
+        for row_id, chat, paper, revision, ids, status, message, reason, created in (
+            connection.execute(statement).all()  # fetchall: a fetchone a row cost 0.5 ms
+        )
+    ]
 
 
 # Marking runs once or twice per message sent: the statements are compiled once per database
@@ -311,63 +353,3 @@ def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
         .order_by(col(DeliveryTable.id))
     )
     return [_to_delivery(row) for row in session.exec(statement)]
-
-
-def waiting_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
-    """`unfinished_deliveries` of one chat, the same rows, read for a digest: a digest chat has
-    ~590 rows waiting on a busy day (bench/day.py), and the ORM's loading and SQLAlchemy's
-    processing of each value (filter_ids' JSON, the timestamp) took 5.3 ms of them; read as
-    Core rows, each distinct value processed once (a planning batch writes one timestamp, and
-    most rows name one of a chat's few filters), 3.9 ms."""
-    statement = (
-        sa.select(*_DELIVERY_COLUMNS[:4], _RAW_FILTER_IDS, *_DELIVERY_COLUMNS[5:8], _RAW_CREATED)
-        .join(ChatTable, col(ChatTable.id) == col(DeliveryTable.chat_id))
-        .where(
-            col(DeliveryTable.chat_id) == chat_id,
-            col(DeliveryTable.status).in_(UNFINISHED),
-            col(ChatTable.active),
-            ~col(ChatTable.paused),
-        )
-        .order_by(col(DeliveryTable.id))
-    )
-    connection = session.connection()  # Core rows: the ORM's loading cost as much again
-    dialect = connection.dialect
-    filter_ids = _once_each(DeliveryTable.__table__.c.filter_ids.type, dialect)  # type: ignore[attr-defined]
-    created_at = _once_each(DeliveryTable.__table__.c.created_at.type, dialect)  # type: ignore[attr-defined]
-    return [
-        Delivery(
-            row_id,
-            chat,
-            paper,
-            revision,
-            list(filter_ids(ids)),
-            status,
-            message,
-            reason,
-            created_at(created),
-        )
-        for row_id, chat, paper, revision, ids, status, message, reason, created in (
-            connection.execute(statement).all()  # fetchall: a fetchone a row cost 0.5 ms
-        )
-    ]
-
-
-# The columns whose values waiting_deliveries processes itself (as their types would).
-_RAW_FILTER_IDS = sa.type_coerce(col(DeliveryTable.filter_ids), sa.String).label("filter_ids")
-_RAW_CREATED = sa.type_coerce(col(DeliveryTable.created_at), sa.String).label("created_at")
-
-
-def _once_each(column_type: Any, dialect: Dialect) -> Callable[[Any], Any]:
-    """The column type's processing of a value read (none, where the driver does it), each
-    distinct value processed once."""
-    processor = column_type.dialect_impl(dialect).result_processor(dialect, None)
-    if processor is None:
-        return lambda value: value
-    processed: dict[Any, Any] = {}
-
-    def process(value: Any) -> Any:
-        if value not in processed:
-            processed[value] = processor(value)
-        return processed[value]
-
-    return process
