@@ -90,6 +90,11 @@ def _built(tree: ast.Module) -> set[str]:
     }
 
 
+def _start(node: ast.AST) -> str:
+    """How ALLOWED names a built string: the start of its constant text."""
+    return _literal_text(node).strip()[:30]
+
+
 def sql_findings(source: str, file: str) -> list[Finding]:
     """SQL built from strings in `source`, and SQL run from anything but a constant."""
     tree = ast.parse(source)
@@ -97,7 +102,7 @@ def sql_findings(source: str, file: str) -> list[Finding]:
     found: list[Finding] = []
     for node in ast.walk(tree):
         if _is_formatted(node) and SQL.search(_literal_text(node)):
-            start = _literal_text(node).strip()[:30]
+            start = _start(node)
             if (file, start) not in ALLOWED:
                 found.append(Finding(file, node.lineno, f"SQL built from a string: {start!r}"))
         if isinstance(node, ast.Call) and node.args:
@@ -106,7 +111,7 @@ def sql_findings(source: str, file: str) -> list[Finding]:
             first = node.args[0]
             if name not in RUNS_SQL:
                 continue
-            allowed = (file, _literal_text(first).strip()[:30]) in ALLOWED
+            allowed = (file, _start(first)) in ALLOWED
             if (_is_formatted(first) and not allowed) or (
                 isinstance(first, ast.Name) and first.id in built
             ):
