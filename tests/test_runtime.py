@@ -3,6 +3,7 @@ the planner's index as it grows (at once, or a little at a time) and shrinks."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import shutil
@@ -15,8 +16,10 @@ import pytest
 
 from bot import jobs
 from bot.config import InboxSettings, MemorySettings, Settings
+from bot.core.buttons import Keyboard
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
+from bot.service import processes
 from bot.store import Database, chats, papers
 from bot.store.database import create_database_engine
 from tests.conftest import SEEDS, Clock
@@ -131,3 +134,44 @@ def test_the_inbox_scan_brings_the_recent_papers_up_to_date(
     with database.session() as session:
         stored = papers.count_papers(session)
     assert stored and runtime.recent.held == stored
+
+
+class HeldTransport:
+    """Holds the first message until the test lets it go: a round that takes its time."""
+
+    def __init__(self) -> None:
+        self.sending = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        self.sending.set()
+        await self.go.wait()
+        return 1
+
+
+async def test_a_tick_during_a_long_round_still_beats_and_takes_its_share(
+    database: Database, clock: Clock
+) -> None:
+    """A burst's round takes minutes: the ticks meanwhile keep this process counted alive by the
+    others and learn of a process that started since, so the two share Telegram's budget (CI saw
+    a 429 when a round went on at the whole 30/s beside a worker)."""
+    transport = HeldTransport()
+    runtime = Runtime.build(Settings(), database, transport, clock=clock)
+    follow(database, 1, "first", now=clock())
+    with database.session() as session:
+        chats.update_chat(session, chat_id=1, mode="instant")
+    arrive(database, "First light", clock())
+    runtime.plan()
+    round_ = asyncio.create_task(runtime.deliver())
+    await transport.sending.wait()  # the round is under way
+    assert runtime.postman.sender.limiter.limits.overall_per_second == 30
+    processes.heartbeat(database, process_id="worker", kind="paperbot", now=clock())
+    clock.advance(seconds=25)
+    await runtime.deliver()  # a tick during the round
+    assert runtime.postman.sender.limiter.limits.overall_per_second == 15
+    clock.advance(seconds=25)  # the worker sees this process alive: its last beat is 25 s old
+    assert processes.heartbeat(database, process_id="worker", kind="paperbot", now=clock()) == 2
+    transport.go.set()
+    assert (await round_).sent == 1
