@@ -72,18 +72,23 @@ class Planner:
         chats and write one ledger row per chat and paper."""
         report = PlanReport()
         while True:
-            with database.session() as session, cycles_uncollected():
-                # in step also when nothing waits: the index is built at the first inbox scan
-                # after a start, not when the first listing arrives (100,000 filters: ~5 s its
-                # alerts no longer wait for; a million: about a minute)
-                self.sync(session)
-                batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
-                if not batch:
-                    return report
-                rows = self._rows(session, batch)
-                report.deliveries += deliveries.add_deliveries(session, rows=rows, now=now)
-                matched = [paper_id for paper_id, _, _ in batch]
-                papers.mark_matched(session, paper_ids=matched, now=now)
+            try:
+                with database.session() as session, cycles_uncollected():
+                    # in step also when nothing waits: the index is built at the first inbox
+                    # scan after a start, not when the first listing arrives (100,000 filters:
+                    # ~5 s its alerts no longer wait for; a million: about a minute)
+                    self.sync(session)
+                    batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
+                    if not batch:
+                        return report
+                    rows = self._rows(session, batch)
+                    added = deliveries.add_deliveries(session, rows=rows, now=now)
+                    matched = [paper_id for paper_id, _, _ in batch]
+                    papers.mark_matched(session, paper_ids=matched, now=now)
+            except deliveries.OwnersGone as gone:  # rolled back: planned again, after a sync
+                log.info("planning again: %s while the batch was planned", gone)
+                continue
+            report.deliveries += added
             report.updates += sum(1 for _, _, known in batch if known)
             report.papers += sum(1 for _, _, known in batch if not known)
 

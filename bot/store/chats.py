@@ -91,16 +91,20 @@ def forget_chat(session: Session, *, chat_id: int) -> bool:
     """Delete the chat with its filters, deliveries, ratings and model; True when there was
     one."""
     feedback.forget(session, chat_id=chat_id)
+    # the chat first: a planning batch holding it (deliveries._check_owners) is waited for,
+    # and the rows it added are deleted with the chat's others
+    result = session.execute(delete(ChatTable).where(col(ChatTable.id) == chat_id))
     session.execute(delete(DeliveryTable).where(col(DeliveryTable.chat_id) == chat_id))
     session.execute(delete(FilterTable).where(col(FilterTable.chat_id) == chat_id))
-    result = session.execute(delete(ChatTable).where(col(ChatTable.id) == chat_id))
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
 def move_chat(session: Session, *, old_id: int, new_id: int) -> bool:
     """A group that became a supergroup: everything moves to the new id (merged when the new id
     already exists). True when there was something to move."""
-    old = session.get(ChatTable, old_id)
+    # locked first: a planning batch holding the old id (deliveries._check_owners) is waited
+    # for, and the rows it added move with the others
+    old = session.get(ChatTable, old_id, with_for_update=True)
     if old is None:
         return False
     if session.get(ChatTable, new_id) is None:

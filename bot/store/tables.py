@@ -96,16 +96,16 @@ class FilterTable(SQLModel, table=True):
 
 class DeliveryTable(SQLModel, table=True):
     """One row per (chat, paper, revision): revision 0 is the paper's first delivery, a newer
-    version n (for chats with updates on) is revision n. Unique, so nothing goes out twice."""
+    version n (for chats with updates on) is revision n. Unique, so nothing goes out twice.
+    Its chat and paper are checked once a batch rather than by foreign keys, per row
+    (deliveries.add_deliveries says why)."""
 
     __tablename__ = "delivery"
     __table_args__ = (UniqueConstraint("chat_id", "paper_id", "revision"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    chat_id: int = Field(
-        sa_column=Column(BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False)
-    )
-    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    paper_id: int
     revision: int = 0
     filter_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     status: str = Field(default="pending", max_length=10, index=True)  # pending|sending|sent|failed

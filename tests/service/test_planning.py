@@ -3,16 +3,19 @@ read by the settings' one parser."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 
 import pytest
+from sqlmodel import Session
 
 from bot.core.matcher import AnchorKind
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
 from bot.service import ingest
-from bot.service.planning import Planner
+from bot.service.planning import Batch, Planner
 from bot.store import Database, chats, deliveries, papers
+from bot.store.deliveries import NewDeliveries
 from tests.conftest import SEEDS, Clock
 
 
@@ -150,3 +153,36 @@ def test_the_index_is_ready_before_the_first_listing_arrives(
     follow(any_database, 2, "distill*", now=clock())
     planner.plan(any_database, now=clock())
     assert len(planner) == 3
+
+
+class ChatLeavesMidway(Planner):
+    """A planner during whose first batch the chat `leaving` is forgotten (/forget, from another
+    thread), after its filters were read and before its rows are written."""
+
+    def __init__(self, database: Database, leaving: int) -> None:
+        super().__init__(FilterRules())
+        self.database, self.leaving, self.batches = database, leaving, 0
+
+    def _rows(self, session: Session, batch: Batch) -> Iterator[NewDeliveries]:
+        self.batches += 1
+        if self.batches == 1:
+            with self.database.session() as other:
+                chats.forget_chat(other, chat_id=self.leaving)
+        return super()._rows(session, batch)
+
+
+def test_a_chat_forgotten_while_its_batch_is_planned_gets_no_rows_and_the_rest_do(
+    any_database: Database, clock: Clock
+) -> None:
+    """The ledger checks a batch's chats once (it has no foreign keys): the batch that named a
+    chat forgotten meanwhile is rolled back and planned again without it, once for the rest."""
+    follow(any_database, 1, "looped", now=clock())
+    follow(any_database, 2, "looped", '"kv cache"', now=clock())
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)
+    planner = ChatLeavesMidway(any_database, leaving=1)
+    report = planner.plan(any_database, now=clock())
+    assert (planner.batches, report.papers, report.deliveries) == (2, 37, 2)
+    with any_database.session() as session:
+        assert deliveries.count_deliveries(session) == {"pending": 2}  # chat 2's, none of 1's
+        assert len(deliveries.all_deliveries(session, chat_id=2)) == 2
+        assert papers.unmatched_papers(session, limit=10) == []

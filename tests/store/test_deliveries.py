@@ -3,14 +3,20 @@ read for the rounds, moved through their states, counted."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlmodel import Session
 
 from bot.core.paper import Paper
 from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.deliveries import NewDeliveries
+from tests.conftest import _open
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 
@@ -188,3 +194,73 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
         )
     assert counted is not None and counted > deliveries.ANALYZE_AFTER / 2  # -1: never analysed
     assert "ix_delivery_status" not in plan, plan
+
+
+def test_rows_of_a_chat_or_paper_not_stored_are_refused_whole(any_database: Database) -> None:
+    """The ledger has no foreign keys (a check per row cost most of a busy day's planning): a
+    batch's chats and papers are checked once, and a batch naming one that is gone is refused
+    whole, so that the planner rolls it back and plans it again."""
+    with any_database.session() as session:
+        a, b, _ = setup_chats(session)
+    rows = [(1, a, 0, [1]), (4, a, 0, [2]), (2, b, 0, [3]), (2, 99_999, 0, [3])]
+    with pytest.raises(deliveries.OwnersGone) as gone, any_database.session() as session:
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
+    assert (gone.value.chat_ids, gone.value.paper_ids) == ([4], [99_999])
+    assert str(gone.value) == "chats [4] and papers [99999] are gone"
+    with any_database.session() as session:
+        assert deliveries.count_deliveries(session) == {}  # rolled back: nothing of the batch
+
+
+@pytest.fixture
+def postgres_database(tmp_path: Path) -> Iterator[Database]:
+    database = _open("postgres", tmp_path)
+    yield database
+    database.close()
+
+
+def _waiting_for_a_lock(database: Database) -> bool:
+    with database.session() as session:
+        statement = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        return bool(session.execute(text(statement)).scalar())
+
+
+@pytest.mark.parametrize("how", ["forget", "move"])
+def test_a_chat_deleted_while_a_batch_holds_it_takes_the_batchs_rows_along(
+    postgres_database: Database, how: str
+) -> None:
+    """PostgreSQL, two transactions at once: a planning batch has added a chat's rows and
+    checked its chat (locked FOR KEY SHARE, as a foreign key would); /forget, or the group
+    becoming a supergroup, waits for the batch, then deletes (or moves) its rows too: none is
+    left behind for a chat that no longer exists."""
+    with postgres_database.session() as session:
+        a, b, _ = setup_chats(session)
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of([(1, a, 0, [1])])], now=NOW)
+    with postgres_database.session() as planning:
+        rows = [(1, b, 0, [1]), (2, b, 0, [2])]
+        deliveries.add_deliveries(planning, rows=[NewDeliveries.of(rows)], now=NOW)
+
+        def delete() -> None:
+            with postgres_database.session() as session:
+                if how == "forget":
+                    chats.forget_chat(session, chat_id=1)
+                else:
+                    chats.move_chat(session, old_id=1, new_id=-100)
+
+        with ThreadPoolExecutor(1) as pool:
+            deleting = pool.submit(delete)
+            deadline = time.monotonic() + 30
+            while not _waiting_for_a_lock(postgres_database):  # the deletion waits for the batch
+                assert not deleting.done(), deleting.result()
+                assert time.monotonic() < deadline, "the deletion never waited for the batch"
+            planning.commit()
+            deleting.result(timeout=30)
+    with postgres_database.session() as session:
+        assert ledger(session, 1) == []
+        moved = ledger(session, -100)
+        assert moved == (
+            []
+            if how == "forget"
+            else [(a, 0, "pending", None, None), (b, 0, "pending", None, None)]
+        )
+        assert [p for p, *_ in ledger(session, 2)] == [b]
+        assert deliveries.count_deliveries(session) == {"pending": 1 + len(moved)}
