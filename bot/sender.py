@@ -101,6 +101,8 @@ class RateLimiter:
         self.slots = 0
         self.answered: dict[int, float] = {}
         self.whole = limits.overall_per_second  # the token's budget, shared by `share`
+        self.open = asyncio.Event()  # shut while this process joins others (Runtime.heartbeat)
+        self.open.set()
 
     def share(self, processes: int) -> None:
         """Several processes send for one token: this one keeps its part of the budget (30/s
@@ -138,12 +140,24 @@ class RateLimiter:
         """A message to the chat leaves now (its overall slot may have come later than its
         chat's turn): the chat's next turn counts from now, so two messages to a chat are never
         closer than its interval however long the first waited for a slot."""
+        self._next_turn_from_now(chat_id)
+
+    def chat_answered(self, chat_id: int) -> None:
+        """The chat's message was answered (or failed): its next turn counts from now, too. A
+        message arrives no later than its answer comes back, so however long its request took
+        (a cold connection, a slow first request) the next one arrives at least the interval
+        later; counted from the departure alone, two messages to one chat arrived 0.94 s apart
+        and Telegram refused the second (tests/test_worker.py, in CI)."""
+        self._next_turn_from_now(chat_id)
+
+    def _next_turn_from_now(self, chat_id: int) -> None:
         following = self.monotonic() + self._chat_interval(chat_id)
         self.next_for_chat[chat_id] = max(self.next_for_chat.get(chat_id, 0.0), following)
 
     async def wait_overall_turn(self) -> int:
         """One sender at a time; the next slot counts from the moment this one really leaves, so
         a busy moment never lets several go at once to catch up. Returns the slot's number."""
+        await self.open.wait()
         async with self.overall_lock:
             rate = self.limits.overall_per_second
             interval = MARGIN / rate if rate else 0
@@ -209,6 +223,7 @@ class Sender:
                         return Sent(sent, retries)
                     finally:
                         self.limiter.finished(slot)
+                        self.limiter.chat_answered(chat_id)
                         self.metrics.send_seconds.observe(self.limiter.monotonic() - asked)
             except RetryLater as error:
                 self.metrics.count_telegram_error("flood")

@@ -1,5 +1,6 @@
-"""The sender's overall window, on the test's clock: however late Telegram answered a request, no
-second holds more messages than the overall rate, and answers on time cost nothing."""
+"""The sender's overall window and a chat's turns, on the test's clock: however late Telegram
+answered a request, no second holds more messages than the overall rate, no two messages to a
+chat arrive closer than its interval, and answers on time cost nothing."""
 
 from __future__ import annotations
 
@@ -37,3 +38,20 @@ async def test_answers_on_time_leave_the_spacing_alone() -> None:
     gaps = [b - a for a, b in zip(leaves, leaves[1:], strict=False)]
     assert gaps == pytest.approx([MARGIN / 30] * 90)
     assert all(leaves[i + 30] - leaves[i] >= 1.0 for i in range(len(leaves) - 30))
+
+
+async def test_a_chats_next_message_waits_its_interval_after_a_late_answer() -> None:
+    """A message arrives no later than its answer: the next one to the chat leaves the chat's
+    interval after the answer, not after the first one left (Telegram counted 0.94 s between
+    two messages to one chat when a first request was slow)."""
+    time = FakeTime()
+    limiter = RateLimiter(Limits(), time.sleep, time.monotonic)
+    await limiter.wait_chat_turn(16)
+    limiter.leaving(16)
+    left = time.now
+    time.now = left + 0.3  # the answer comes back late
+    limiter.chat_answered(16)
+    await limiter.wait_chat_turn(16)
+    assert time.now == pytest.approx(left + 0.3 + MARGIN)
+    await limiter.wait_chat_turn(17)  # another chat's turn is not held by it
+    assert time.now == pytest.approx(left + 0.3 + MARGIN)
