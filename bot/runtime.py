@@ -75,7 +75,6 @@ class Runtime:
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
     delivering: bool = False  # a delivery round is under way
-    joining: processes.Joining = field(default_factory=processes.Joining)  # counted by others?
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
 
     def __post_init__(self) -> None:
@@ -224,18 +223,12 @@ class Runtime:
             log.error("%s failed", task.get_coro(), exc_info=task.exception())
 
     def heartbeat(self) -> None:
-        """This process is alive; Telegram's budget is divided among the live ones, and a
-        process that joins others sends once they count it (processes.Joining)."""
-        others = processes.heartbeat(
+        """This process is alive; Telegram's budget is divided among the live ones."""
+        live = processes.heartbeat(
             self.database, process_id=self.postman.holder, kind="paperbot", now=self.clock()
         )
-        limiter = self.postman.sender.limiter
-        limiter.share(len(others) + 1)
-        self.postman.processes = len(others) + 1
-        if self.joining.seen(others):
-            limiter.open.set()
-        else:
-            limiter.open.clear()
+        self.postman.sender.limiter.share(live)
+        self.postman.processes = live
 
     def leave(self) -> None:
         """At stop: this process's heartbeat and its chats' claims go at once (the others need

@@ -73,15 +73,6 @@ BACKEND = os.environ.get("PAPERBOT_TEST_BACKEND", "sqlite")
 
 
 @pytest.fixture
-def postgres_database(tmp_path: Path) -> Iterator[Database]:
-    """PostgreSQL (emptied first), for what only a database several processes share shows;
-    skipped without PAPERBOT_TEST_DATABASE_URL."""
-    database = _open("postgres", tmp_path)
-    yield database
-    database.close()
-
-
-@pytest.fixture
 def database(tmp_path: Path) -> Iterator[Database]:
     """SQLite in a temporary file, upgraded to the current schema; PostgreSQL (emptied first)
     when PAPERBOT_TEST_BACKEND=postgres, as .ci/run runs the tests again."""

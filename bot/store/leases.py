@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, delete, or_, update
-from sqlmodel import Session, col, select
+from sqlalchemy import Connection, and_, delete, or_, update
+from sqlmodel import Session, col, func, select
 
 from bot.store.tables import ChatTable, DeliveryTable, ProcessTable
 
@@ -118,15 +118,16 @@ def heartbeat(session: Session, *, process_id: str, kind: str, now: datetime) ->
     session.add(row)
 
 
-def live_processes(session: Session, *, now: datetime, within: timedelta) -> dict[str, datetime]:
-    """Processes whose heartbeat is at most `within` old, with their last heartbeats; old
-    heartbeats are deleted."""
+def live_processes(session: Session, *, now: datetime, within: timedelta) -> int:
+    """Processes whose heartbeat is at most `within` old; old heartbeats are deleted."""
     cutoff = now - within
     session.execute(delete(ProcessTable).where(col(ProcessTable.seen_at) < cutoff - within))
-    statement = select(ProcessTable.id, ProcessTable.seen_at).where(
-        col(ProcessTable.seen_at) >= cutoff
+    statement = (
+        select(func.count())
+        .select_from(ProcessTable)
+        .where(and_(col(ProcessTable.seen_at) >= cutoff))
     )
-    return dict(session.exec(statement).all())
+    return int(session.exec(statement).one())
 
 
 def leave(session: Session, *, process_id: str) -> None:

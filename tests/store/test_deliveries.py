@@ -4,8 +4,10 @@ read for the rounds, moved through their states, counted."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -14,6 +16,7 @@ from sqlmodel import Session
 from bot.core.paper import Paper
 from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.deliveries import NewDeliveries
+from tests.conftest import _open
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 
@@ -206,6 +209,13 @@ def test_rows_of_a_chat_or_paper_not_stored_are_refused_whole(any_database: Data
     assert str(gone.value) == "chats [4] and papers [99999] are gone"
     with any_database.session() as session:
         assert deliveries.count_deliveries(session) == {}  # rolled back: nothing of the batch
+
+
+@pytest.fixture
+def postgres_database(tmp_path: Path) -> Iterator[Database]:
+    database = _open("postgres", tmp_path)
+    yield database
+    database.close()
 
 
 def _waiting_for_a_lock(database: Database) -> bool:
