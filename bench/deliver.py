@@ -15,7 +15,7 @@ Two runs, one JSON object:
 With --processes, instead: delivery by one and by two OS processes on one PostgreSQL database
 (--database, default PAPERBOT_TEST_DATABASE_URL; its schema is dropped and created again), each
 with its own connection, Bot and Runtime (Runtime.build with TelegramTransport), ticking as a
-worker's delivery job does (Runtime.deliver: a heartbeat, then a round over the chats it can
+worker's delivery job does (a heartbeat, then Runtime.deliver: a round over the chats it can
 claim) until the ledger is empty; every process beats its heartbeat before the start, so that
 each keeps its share of Telegram's 30/s from its first tick. Two ways the work arrives:
 
@@ -299,6 +299,7 @@ async def deliver_until_done(url: str, base_url: str, limited: bool, go: Start) 
         go.wait()
         budget = None
         while True:
+            runtime.heartbeat()  # as jobs.deliver beats at each tick
             tick = await runtime.deliver()
             report.add(tick)
             budget = budget or runtime.postman.sender.limiter.limits.overall_per_second

@@ -16,7 +16,12 @@ Job = Callable[[Runtime], Awaitable[object]]
 
 DELIVERY_SECONDS = 5
 DIGEST_SECONDS = 30
-JOB_NAMES = {"scan_inbox": "scan", "deliver": "deliver", "send_digests": "digests"}  # metrics'
+JOB_NAMES = {  # metrics'
+    "scan_inbox": "scan",
+    "deliver": "deliver",
+    "instant_round": "deliver",
+    "send_digests": "digests",
+}
 
 
 def periods(settings: Settings) -> dict[str, float]:
@@ -33,10 +38,20 @@ async def scan_inbox(runtime: Runtime) -> None:
     later) in a round of their own: the job goes back to the inbox rather than wait minutes for
     a burst to be sent (the next scan would be skipped meanwhile, the next listing kept)."""
     await asyncio.to_thread(runtime.scan)
-    runtime.in_background(run(deliver, runtime))  # returns at once if a round is under way
+    runtime.in_background(run(instant_round, runtime))  # returns at once if a round is under way
 
 
 async def deliver(runtime: Runtime) -> None:
+    """The delivery tick: the heartbeat, and a round of instant alerts started in the
+    background. The tick never waits for the round: a burst's round takes minutes, and a
+    scheduler that waits (the worker's loop) or skips ticks meanwhile (the JobQueue) left the
+    process without a beat for as long, so that another counted it out and sent at the whole
+    30/s beside it."""
+    runtime.heartbeat()
+    runtime.in_background(run(instant_round, runtime))  # returns at once if a round is under way
+
+
+async def instant_round(runtime: Runtime) -> None:
     await runtime.deliver()
 
 

@@ -193,10 +193,6 @@ class Runtime:
         time: a burst takes minutes at Telegram's 30 messages a second, and a call meanwhile
         returns at once (the job is alive: the round is its work); the round after it, the next
         tick's, sends what was planned meanwhile."""
-        # Every tick beats, also during a round: a round of minutes without one let another
-        # process count this one out and take the whole budget (CI saw the 429), and this
-        # one kept a share counted before the other started.
-        self.heartbeat()
         if self.delivering:
             self.metrics.job_succeeded("deliver", self.clock())
             return SendReport()
@@ -223,7 +219,9 @@ class Runtime:
             log.error("%s failed", task.get_coro(), exc_info=task.exception())
 
     def heartbeat(self) -> None:
-        """This process is alive; Telegram's budget is divided among the live ones."""
+        """This process is alive and sends through Telegram (the delivery job beats at every
+        tick; the console, which sends to the terminal, never does); Telegram's budget is
+        divided among the live ones."""
         live = processes.heartbeat(
             self.database, process_id=self.postman.holder, kind="paperbot", now=self.clock()
         )

@@ -20,10 +20,10 @@ from bot.core.buttons import Keyboard
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.service import processes
-from bot.store import Database, chats, papers
+from bot.store import Database, chats, deliveries, papers
 from bot.store.database import create_database_engine
 from tests.conftest import SEEDS, Clock
-from tests.transports import SilentTransport
+from tests.transports import RecordingTransport, SilentTransport
 
 
 def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> None:
@@ -151,12 +151,13 @@ class HeldTransport:
         return 1
 
 
-async def test_a_tick_during_a_long_round_still_beats_and_takes_its_share(
+async def test_the_delivery_tick_beats_and_returns_while_a_long_round_goes_on(
     database: Database, clock: Clock
 ) -> None:
-    """A burst's round takes minutes: the ticks meanwhile keep this process counted alive by the
-    others and learn of a process that started since, so the two share Telegram's budget (CI saw
-    a 429 when a round went on at the whole 30/s beside a worker)."""
+    """A burst's round takes minutes: the delivery tick starts it in the background and returns,
+    so the next ticks keep this process counted alive by the others and learn of a process that
+    started since, and the two share Telegram's budget (CI saw a 429 when a round went on at
+    the whole 30/s beside a worker: the tick had waited for the round, beating no more)."""
     transport = HeldTransport()
     runtime = Runtime.build(Settings(), database, transport, clock=clock)
     follow(database, 1, "first", now=clock())
@@ -164,14 +165,24 @@ async def test_a_tick_during_a_long_round_still_beats_and_takes_its_share(
         chats.update_chat(session, chat_id=1, mode="instant")
     arrive(database, "First light", clock())
     runtime.plan()
-    round_ = asyncio.create_task(runtime.deliver())
-    await transport.sending.wait()  # the round is under way
+    await asyncio.wait_for(jobs.deliver(runtime), 30)  # a beat, and the round started
+    await transport.sending.wait()  # the round is under way, its first message held
     assert runtime.postman.sender.limiter.limits.overall_per_second == 30
     processes.heartbeat(database, process_id="worker", kind="paperbot", now=clock())
     clock.advance(seconds=25)
-    await runtime.deliver()  # a tick during the round
+    await asyncio.wait_for(jobs.deliver(runtime), 30)  # the next tick, during the round
     assert runtime.postman.sender.limiter.limits.overall_per_second == 15
     clock.advance(seconds=25)  # the worker sees this process alive: its last beat is 25 s old
     assert processes.heartbeat(database, process_id="worker", kind="paperbot", now=clock()) == 2
     transport.go.set()
-    assert (await round_).sent == 1
+    await asyncio.gather(*runtime.background)
+    with database.session() as session:
+        assert deliveries.count_deliveries(session) == {"sent": 1}
+
+
+async def test_the_console_never_beats_a_heartbeat(database: Database, clock: Clock) -> None:
+    """The console's rounds send to the terminal: they spend none of Telegram's budget, so the
+    console is not counted among the processes that share it."""
+    runtime = Runtime.build(Settings(), database, RecordingTransport(), clock=clock)
+    await runtime.deliver()  # as the console's rounds call it
+    assert processes.heartbeat(database, process_id="bot", kind="paperbot", now=clock()) == 1

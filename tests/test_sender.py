@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.sender import MARGIN, Limits, RateLimiter
+from bot.core.buttons import Keyboard
+from bot.sender import MARGIN, Limits, RateLimiter, Sender
 from tests.telegram.conftest import FakeTime
 
 
@@ -40,18 +41,31 @@ async def test_answers_on_time_leave_the_spacing_alone() -> None:
     assert all(leaves[i + 30] - leaves[i] >= 1.0 for i in range(len(leaves) - 30))
 
 
+class SlowTransport:
+    """Answers each message 0.3 s after it left, on the test's clock; records when each left."""
+
+    def __init__(self, time: FakeTime) -> None:
+        self.time = time
+        self.left: list[float] = []
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        self.left.append(self.time.now)
+        self.time.now += 0.3
+        return len(self.left)
+
+
 async def test_a_chats_next_message_waits_its_interval_after_a_late_answer() -> None:
     """A message arrives no later than its answer: the next one to the chat leaves the chat's
     interval after the answer, not after the first one left (Telegram counted 0.94 s between
     two messages to one chat when a first request was slow)."""
     time = FakeTime()
-    limiter = RateLimiter(Limits(), time.sleep, time.monotonic)
-    await limiter.wait_chat_turn(16)
-    limiter.leaving(16)
-    left = time.now
-    time.now = left + 0.3  # the answer comes back late
-    limiter.chat_answered(16)
-    await limiter.wait_chat_turn(16)
-    assert time.now == pytest.approx(left + 0.3 + MARGIN)
-    await limiter.wait_chat_turn(17)  # another chat's turn is not held by it
-    assert time.now == pytest.approx(left + 0.3 + MARGIN)
+    transport = SlowTransport(time)
+    sender = Sender(transport, Limits(), sleep=time.sleep, monotonic=time.monotonic)
+    await sender.send(16, "first")
+    await sender.send(16, "second")
+    await sender.send(17, "another chat's")
+    first, second, other = transport.left
+    assert second - first == pytest.approx(0.3 + MARGIN)
+    assert other == pytest.approx(second + 0.3)  # another chat's turn is not held by it

@@ -109,9 +109,12 @@ class OwnersGone(Exception):
 
     def __init__(self, chat_ids: Iterable[int], paper_ids: Iterable[int]) -> None:
         self.chat_ids, self.paper_ids = sorted(chat_ids), sorted(paper_ids)
-        gone = [f"chats {self.chat_ids}" if self.chat_ids else ""]
-        gone.append(f"papers {self.paper_ids}" if self.paper_ids else "")
-        super().__init__(" and ".join(g for g in gone if g) + " are gone")
+        gone = [
+            f"{what} {ids}"
+            for what, ids in [("chats", self.chat_ids), ("papers", self.paper_ids)]
+            if ids
+        ]
+        super().__init__(" and ".join(gone) + " are gone")
 
 
 def add_deliveries(session: Session, *, rows: Iterable[NewDeliveries], now: datetime) -> int:

@@ -218,10 +218,11 @@ def postgres_database(tmp_path: Path) -> Iterator[Database]:
     database.close()
 
 
-def _waiting_for_a_lock(database: Database) -> bool:
+def _blocked_by(database: Database, backend: int) -> bool:
+    """Whether some session waits for a lock that the session of `backend` holds."""
     with database.session() as session:
-        statement = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-        return bool(session.execute(text(statement)).scalar())
+        statement = "SELECT count(*) FROM pg_stat_activity WHERE :pid = ANY(pg_blocking_pids(pid))"
+        return bool(session.execute(text(statement), {"pid": backend}).scalar())
 
 
 @pytest.mark.parametrize("how", ["forget", "move"])
@@ -249,9 +250,11 @@ def test_a_chat_deleted_while_a_batch_holds_it_takes_the_batchs_rows_along(
         with ThreadPoolExecutor(1) as pool:
             deleting = pool.submit(delete)
             deadline = time.monotonic() + 30
-            while not _waiting_for_a_lock(postgres_database):  # the deletion waits for the batch
+            batch = planning.execute(text("SELECT pg_backend_pid()")).scalar_one()
+            while not _blocked_by(postgres_database, batch):  # the deletion waits for the batch
                 assert not deleting.done(), deleting.result()
                 assert time.monotonic() < deadline, "the deletion never waited for the batch"
+                time.sleep(0.01)
             planning.commit()
             deleting.result(timeout=30)
     with postgres_database.session() as session:

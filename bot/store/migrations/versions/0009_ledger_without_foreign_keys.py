@@ -31,6 +31,12 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     chat, paper = _names()
+    # rows the foreign keys would refuse (none, unless something deleted a chat or paper past
+    # the store's functions)
+    op.execute(
+        "DELETE FROM delivery WHERE chat_id NOT IN (SELECT id FROM chat)"
+        " OR paper_id NOT IN (SELECT id FROM paper)"
+    )
     with op.batch_alter_table("delivery", naming_convention=_NAMED) as batch:
         batch.create_foreign_key(chat, "chat", ["chat_id"], ["id"], ondelete="CASCADE")
         batch.create_foreign_key(paper, "paper", ["paper_id"], ["id"], ondelete="CASCADE")
