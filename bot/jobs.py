@@ -19,7 +19,7 @@ DIGEST_SECONDS = 30
 JOB_NAMES = {  # metrics'
     "scan_inbox": "scan",
     "deliver": "deliver",
-    "instant_round": "deliver",
+    "beat": "deliver",
     "send_digests": "digests",
 }
 
@@ -38,21 +38,19 @@ async def scan_inbox(runtime: Runtime) -> None:
     later) in a round of their own: the job goes back to the inbox rather than wait minutes for
     a burst to be sent (the next scan would be skipped meanwhile, the next listing kept)."""
     await asyncio.to_thread(runtime.scan)
-    runtime.in_background(run(instant_round, runtime))  # returns at once if a round is under way
+    runtime.in_background(run(deliver, runtime))  # returns at once if a round is under way
 
 
 async def deliver(runtime: Runtime) -> None:
-    """The delivery tick: the heartbeat, and a round of instant alerts started in the
-    background. The tick never waits for the round: a burst's round takes minutes, and a
-    scheduler that waits (the worker's loop) or skips ticks meanwhile (the JobQueue) left the
-    process without a beat for as long, so that another counted it out and sent at the whole
-    30/s beside it."""
-    runtime.heartbeat()
-    runtime.in_background(run(instant_round, runtime))  # returns at once if a round is under way
-
-
-async def instant_round(runtime: Runtime) -> None:
     await runtime.deliver()
+
+
+async def beat(runtime: Runtime) -> None:
+    """The heartbeat, a job of its own: a burst's delivery round takes minutes, and the
+    delivery job's scheduler waits for it (the worker's loop) or skips its ticks meanwhile (the
+    JobQueue). Beaten by the round, the process went silent for as long, and another counted
+    it out and sent at the whole 30/s beside it."""
+    runtime.heartbeat()
 
 
 async def send_digests(runtime: Runtime) -> None:

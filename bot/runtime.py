@@ -219,9 +219,9 @@ class Runtime:
             log.error("%s failed", task.get_coro(), exc_info=task.exception())
 
     def heartbeat(self) -> None:
-        """This process is alive and sends through Telegram (the delivery job beats at every
-        tick; the console, which sends to the terminal, never does); Telegram's budget is
-        divided among the live ones."""
+        """This process is alive and sends through Telegram (jobs.beat, every delivery tick;
+        the console, which sends to the terminal, never beats); Telegram's budget is divided
+        among the live ones."""
         live = processes.heartbeat(
             self.database, process_id=self.postman.holder, kind="paperbot", now=self.clock()
         )

@@ -196,6 +196,7 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         )
     queue = application.job_queue
     if application.bot_data.get("schedule_jobs") and queue is not None:
+        queue.run_repeating(_job(jobs.beat), periods["deliver"], first=0)
         queue.run_repeating(_job(jobs.scan_inbox), periods["scan"], first=0)
         queue.run_repeating(_job(jobs.deliver), periods["deliver"], first=1)
         queue.run_repeating(_job(jobs.send_digests), periods["digests"], first=2)

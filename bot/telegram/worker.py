@@ -47,6 +47,7 @@ async def run_jobs(runtime: Runtime, stop: asyncio.Event) -> None:
         server = await serve_metrics(runtime.metrics, runtime.read_store, health, port)
     try:
         await asyncio.gather(
+            every(periods["deliver"], jobs.beat, runtime, stop),
             every(periods["scan"], jobs.scan_inbox, runtime, stop),
             every(periods["deliver"], jobs.deliver, runtime, stop),
             every(periods["digests"], jobs.send_digests, runtime, stop),
