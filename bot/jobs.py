@@ -48,8 +48,8 @@ async def deliver(runtime: Runtime) -> None:
 async def beat(runtime: Runtime) -> None:
     """The heartbeat, a job of its own: a burst's delivery round takes minutes, and the
     delivery job's scheduler waits for it (the worker's loop) or skips its ticks meanwhile (the
-    JobQueue). Beaten by the round, the process went silent for as long, and another counted
-    it out and sent at the whole 30/s beside it."""
+    JobQueue). When the delivery job beat it, the process went silent for as long, and another
+    counted it out and sent at the whole 30/s beside it."""
     runtime.heartbeat()
 
 

@@ -101,8 +101,6 @@ class RateLimiter:
         self.slots = 0
         self.answered: dict[int, float] = {}
         self.whole = limits.overall_per_second  # the token's budget, shared by `share`
-        self.open = asyncio.Event()  # shut while this process joins others (Runtime.heartbeat)
-        self.open.set()
 
     def share(self, processes: int) -> None:
         """Several processes send for one token: this one keeps its part of the budget (30/s
@@ -157,7 +155,6 @@ class RateLimiter:
     async def wait_overall_turn(self) -> int:
         """One sender at a time; the next slot counts from the moment this one really leaves, so
         a busy moment never lets several go at once to catch up. Returns the slot's number."""
-        await self.open.wait()
         async with self.overall_lock:
             rate = self.limits.overall_per_second
             interval = MARGIN / rate if rate else 0
