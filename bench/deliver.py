@@ -299,7 +299,7 @@ async def deliver_until_done(url: str, base_url: str, limited: bool, go: Start) 
         go.wait()
         budget = None
         while True:
-            runtime.heartbeat()  # as jobs.deliver beats at each tick
+            runtime.heartbeat()  # as jobs.beat does at each delivery tick
             tick = await runtime.deliver()
             report.add(tick)
             budget = budget or runtime.postman.sender.limiter.limits.overall_per_second

@@ -12,6 +12,7 @@ from sqlmodel import Session, col, select
 
 from bot.core.chat import Chat, Filter
 from bot.store import feedback
+from bot.store.database import id_chunks
 from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FeedbackTable, FilterTable
 
@@ -207,8 +208,7 @@ def get_filters(session: Session, *, filter_ids: list[int]) -> dict[int, Filter]
     """By id, a thousand at a time (the first planning reads every filter: a hundred thousand
     bound parameters are more than PostgreSQL takes in one statement)."""
     found: dict[int, Filter] = {}
-    for start in range(0, len(filter_ids), 1000):
-        chunk = filter_ids[start : start + 1000]
+    for chunk in id_chunks(filter_ids):
         rows = session.exec(select(FilterTable).where(col(FilterTable.id).in_(chunk)))
         found.update((f.id, f) for f in map(_to_filter, rows))
     return found

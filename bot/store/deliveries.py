@@ -15,10 +15,10 @@ from sqlalchemy.dialects import sqlite
 from sqlmodel import Session, col, select
 
 from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
+from bot.store.database import id_chunks
 from bot.store.tables import ChatTable, DeliveryTable, PaperTable
 
 PENDING = "pending"  # a new row's status
-IDS_AT_ONCE = 1000  # ids in one statement's IN (PostgreSQL binds at most 65,535 parameters)
 # PostgreSQL: after a batch adds this many rows, the ledger's statistics are taken again at once
 # (ANALYZE samples 30,000 rows: half a second at 6 million) rather than when autovacuum comes
 # by. Until then the planner took the ledger for as small as before and read a chat's waiting
@@ -165,8 +165,7 @@ def _check_owners(session: Session, chat_ids: set[int], paper_ids: set[int]) -> 
 def _stored(session: Session, key: Any, ids: Sequence[int]) -> set[int]:
     """Which of `ids` are stored (locked for key share, in id order, where the database can)."""
     found: set[int] = set()
-    for start in range(0, len(ids), IDS_AT_ONCE):
-        chunk = ids[start : start + IDS_AT_ONCE]
+    for chunk in id_chunks(ids):
         statement = sa.select(key).where(key.in_(chunk)).order_by(key)
         found.update(session.execute(statement.with_for_update(key_share=True)).scalars())
     return found
