@@ -54,21 +54,23 @@ def marked_leaves(query: Node) -> tuple[Marked, ...]:
     )
 
 
-Spans = Callable[[Marked, str], Iterable[tuple[int, int]]]  # a leaf's spans in a text
-
-
 def highlights(
-    query: Node | tuple[Marked, ...], paper: Paper, spans: Spans | None = None
+    query: Node | tuple[Marked, ...],
+    paper: Paper,
+    analyse: Callable[[str], Analysed] = Analysed,
 ) -> list[Highlight]:
     """The spans of title and abstract that the filter's positive words matched, merged (the
-    filter, or its `marked_leaves`, which a caller marking many papers keeps). `spans`: a
-    leaf's spans in a text (`leaf_spans`), which such a caller may remember."""
+    filter, or its `marked_leaves`, which a caller marking many papers keeps). `analyse`: a
+    text's `Analysed`, which such a caller may remember; each text is analysed once a call."""
     marked = query if isinstance(query, tuple) else marked_leaves(query)
-    of = spans or (lambda leaf, text: leaf_spans(leaf, text, Analysed(text)))
     found: list[Highlight] = []
     for field, text in (("title", paper.title), ("abstract", paper.abstract)):
-        found_spans = [span for leaf in marked if field in leaf.fields for span in of(leaf, text)]
-        found += [Highlight(field, start, end) for start, end in _merge(found_spans)]
+        in_field = [leaf for leaf in marked if field in leaf.fields]
+        if not in_field:
+            continue
+        analysed = analyse(text)
+        spans = [span for leaf in in_field for span in leaf_spans(leaf, text, analysed)]
+        found += [Highlight(field, start, end) for start, end in _merge(spans)]
     return found
 
 

@@ -22,7 +22,7 @@ from bot.core.query import FilterRules, InvalidQuery
 from bot.memory import cycles_uncollected
 from bot.service.similar import Similar, is_similar
 from bot.store import Database, chats, deliveries, papers
-from bot.store.deliveries import NewDeliveries
+from bot.store.deliveries import Chunks, NewDeliveries
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class Planner:
             log.info("term frequencies from %d papers: %d filters re-anchored", len(recent), moved)
         self.sampled_papers = stored
 
-    def _rows(self, session: Session, batch: Batch) -> Iterator[NewDeliveries]:
+    def _rows(self, session: Session, batch: Batch) -> Chunks:
         """One ledger row per chat and paper, with the chat's filters that matched it, in
         (chat, paper) order: the ledger's (chat, paper) index then grows at its end rather than
         all over, a quarter less time a row on SQLite. Matched (and the database read) at once;
@@ -176,8 +176,8 @@ class Planner:
         all_filters = filter_ids.tolist()
 
         def rows() -> Iterator[NewDeliveries]:
-            """Made as the store takes them, touching no database (the store may be in the
-            middle of a COPY on this session's connection)."""
+            """Made as the store takes them (and again if it reads them again), touching no
+            database (the store may be in the middle of a COPY on this session's connection)."""
             for at in range(0, len(starts), ROWS_AT_ONCE):
                 chunk = starts[at : at + ROWS_AT_ONCE]
                 spans = zip(chunk.tolist(), ends[at : at + ROWS_AT_ONCE].tolist(), strict=True)
@@ -188,7 +188,7 @@ class Planner:
                     [all_filters[start:end] for start, end in spans],
                 )
 
-        return rows()
+        return Chunks(rows)
 
     def _owners(self) -> npt.NDArray[np.int64]:
         """The chat of each indexed filter, by filter id (made again after filters changed)."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy import Connection, Dialect, bindparam, func, update
 from sqlalchemy.dialects import sqlite
@@ -66,15 +68,15 @@ _DELIVERY_COLUMNS = (  # in Delivery's order
 )
 
 
-# The columns whose values unfinished_deliveries processes itself (as their types would).
-_RAW_FILTER_IDS = sa.type_coerce(col(DeliveryTable.filter_ids), sa.String).label("filter_ids")
+# The columns whose values unfinished_deliveries processes itself (as their types would). The
+# JSON is cast to text in the query: psycopg would otherwise parse every row's JSON itself, with
+# json.loads (PostgreSQL, bench/day.py: 1.5 of a digest's 4.7 ms to read its ~580 rows).
+_RAW_FILTER_IDS = sa.cast(col(DeliveryTable.filter_ids), sa.Text).label("filter_ids")
 _RAW_CREATED = sa.type_coerce(col(DeliveryTable.created_at), sa.String).label("created_at")
 
 
-def _once_each(column_type: Any, dialect: Dialect) -> Callable[[Any], Any]:
-    """The column type's processing of a value read (none, where the driver does it), each
-    distinct value processed once."""
-    processor = column_type.dialect_impl(dialect).result_processor(dialect, None)
+def _once_each(processor: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    """`processor` applied to values read (none: as they are), each distinct value once."""
     if processor is None:
         return lambda value: value
     processed: dict[Any, Any] = {}
@@ -117,36 +119,49 @@ class OwnersGone(Exception):
         super().__init__(" and ".join(gone) + " are gone")
 
 
+@dataclass(frozen=True)
+class Chunks:
+    """Ledger rows made a chunk at a time (planning makes millions), anew each time they are
+    read: add_deliveries may read them twice."""
+
+    make: Callable[[], Iterator[NewDeliveries]]
+
+    def __iter__(self) -> Iterator[NewDeliveries]:
+        return self.make()
+
+
 def add_deliveries(session: Session, *, rows: Iterable[NewDeliveries], now: datetime) -> int:
     """Insert ledger rows, a chunk of columns at a time; a (chat, paper, revision) already in
-    the ledger is left as it is. Returns how many rows were new. `rows` are read once, as they
-    come (planning makes them a chunk at a time). Raises OwnersGone (the caller rolls back)
-    when a row's chat or paper is not stored.
+    the ledger is left as it is. Returns how many rows were new. `rows` are read as they come,
+    once, or on PostgreSQL twice when the ledger holds one of them (a list, or `Chunks`, which
+    makes them anew: not a generator). Raises OwnersGone (the caller rolls back) when a row's
+    chat or paper is not stored.
 
     A busy day plans millions of rows (bench/day.py: 5.85 million for 10,000 chats of 10
     filters), so they skip the ORM, whose per-row bookkeeping took 240 us a row: on SQLite one
     compiled INSERT through the driver's executemany, fed by zip over the columns (no Python
-    code runs per row; SQLite's own B-trees take 3-5 us a row), on PostgreSQL COPY into a
-    temporary table and one INSERT from it (executemany there took 340 us a row, a round trip
-    each). For the same reason the ledger has no foreign keys: on PostgreSQL each row fired two
-    triggers that looked up and locked its chat and its paper, 16 us of the row's ~26; on
-    SQLite two B-tree lookups a row. The same integrity is checked once a batch, for each
+    code runs per row; SQLite's own B-trees take 3-5 us a row), on PostgreSQL COPY
+    (`_copy_deliveries`; executemany there took 340 us a row, a round trip each). For the
+    same reason the ledger has no foreign keys: on PostgreSQL each row fired two triggers that
+    looked up and locked its chat and its paper, 16 us of the row's ~26; on SQLite two B-tree
+    lookups a row. The same integrity is checked once a batch, for each
     distinct chat and paper (`_check_owners`), and what deletes a chat deletes its rows after
     the chat (chats.forget_chat, chats.move_chat)."""
     connection = session.connection()
     chat_ids: set[int] = set()
     paper_ids: set[int] = set()
 
-    def noted() -> Iterator[NewDeliveries]:
+    def noting() -> Iterator[NewDeliveries]:
         for chunk in rows:
             chat_ids.update(chunk.chat_ids)
             paper_ids.update(chunk.paper_ids)
             yield chunk
 
+    noted = Chunks(noting)
     if connection.dialect.name == "postgresql":
-        added = _copy_deliveries(connection, noted(), now)
+        added = _copy_deliveries(connection, noted, now)
     else:
-        added = _insert_deliveries(connection, noted(), now)
+        added = _insert_deliveries(connection, noted, now)
     _check_owners(session, chat_ids, paper_ids)
     return added
 
@@ -199,31 +214,61 @@ def _driver_cursor(connection: Connection) -> Any:
 
 
 def _copy_deliveries(connection: Connection, rows: Iterable[NewDeliveries], now: datetime) -> int:
-    """PostgreSQL: the rows COPYed into a temporary table (emptied at commit), then inserted
+    """PostgreSQL: the rows COPYed straight into the ledger, as one savepoint; when the ledger
+    holds one of them already (a new version announced again), the savepoint is rolled back and
+    the rows, read again, are COPYed into a temporary table (emptied at commit), then inserted
     from it in the order they came (a fresh heap is read in the order it was written), leaving
-    alone those the ledger holds already."""
+    alone those the ledger holds.
+
+    The straight COPY is the usual case, a day of new papers: the server stores the rows while
+    the client formats the next ones, on two cores, where the INSERT from the temporary table
+    runs alone after the COPY (bench/day.py, 2,000 chats: planning 6.5 s instead of 7.8)."""
     cursor = _driver_cursor(connection)
+    created = now.isoformat()  # formatted once, not per row by the driver
+    cursor.execute("SAVEPOINT straight_copy")
+    try:
+        with cursor.copy(
+            "COPY delivery (chat_id, paper_id, revision, filter_ids, status, created_at) FROM STDIN"
+        ) as copy:
+            for row in _copied(rows, PENDING, created):
+                copy.write_row(row)
+    except psycopg.errors.UniqueViolation:
+        cursor.execute("ROLLBACK TO SAVEPOINT straight_copy")
+        added = _copy_through_temporary(cursor, rows, now)
+    else:
+        added = cursor.rowcount
+    cursor.execute("RELEASE SAVEPOINT straight_copy")
+    if added >= ANALYZE_AFTER:
+        cursor.execute("ANALYZE delivery")
+    return int(added)
+
+
+def _copied(rows: Iterable[NewDeliveries], *constant: Any) -> Iterator[tuple[Any, ...]]:
+    """Each row's columns as COPY takes them, followed by the `constant` ones."""
+    for chunk in rows:
+        columns = (chunk.chat_ids, chunk.paper_ids, chunk.revisions, chunk.filter_ids_json())
+        for row in zip(*columns, strict=True):
+            yield (*row, *constant)
+
+
+def _copy_through_temporary(cursor: Any, rows: Iterable[NewDeliveries], now: datetime) -> int:
     cursor.execute(
         "CREATE TEMPORARY TABLE IF NOT EXISTS new_delivery"
         " (chat_id bigint, paper_id integer, revision integer, filter_ids text)"
         " ON COMMIT DELETE ROWS"
     )
     with cursor.copy("COPY new_delivery FROM STDIN") as copy:
-        for chunk in rows:
-            columns = (chunk.chat_ids, chunk.paper_ids, chunk.revisions, chunk.filter_ids_json())
-            for row in zip(*columns, strict=True):
-                copy.write_row(row)
+        for row in _copied(rows):
+            copy.write_row(row)
     cursor.execute(
         "INSERT INTO delivery (chat_id, paper_id, revision, filter_ids, status, created_at)"
         " SELECT chat_id, paper_id, revision, filter_ids::json, %s, %s FROM new_delivery"
         " ON CONFLICT (chat_id, paper_id, revision) DO NOTHING",
         (PENDING, now),
     )
-    added = cursor.rowcount
+    added = int(cursor.rowcount)
     cursor.execute("TRUNCATE new_delivery")  # the next batch of the same transaction
-    if added >= ANALYZE_AFTER:
-        cursor.execute("ANALYZE delivery")
-    return int(added)
+    return added
 
 
 @dataclass(frozen=True)
@@ -269,28 +314,15 @@ def unfinished_deliveries(
 ) -> list[Delivery]:
     """Pending and sending rows (sending: in flight when the bot stopped) of active, unpaused
     chats, oldest first; for one chat or for chats in the given modes."""
-    statement = (
-        sa.select(*_DELIVERY_COLUMNS[:4], _RAW_FILTER_IDS, *_DELIVERY_COLUMNS[5:8], _RAW_CREATED)
-        .join(ChatTable, col(ChatTable.id) == col(DeliveryTable.chat_id))
-        .where(
-            col(DeliveryTable.status).in_(UNFINISHED),
-            col(ChatTable.active),
-            ~col(ChatTable.paused),
-        )
-        .order_by(col(DeliveryTable.id))
-    )
-    if chat_id is not None:
-        statement = statement.where(col(DeliveryTable.chat_id) == chat_id)
-    if modes is not None:
-        statement = statement.where(col(ChatTable.mode).in_(modes))
-    # Core rows, not ORM objects, and each distinct JSON or timestamp value processed once (a
-    # planning batch writes one timestamp, most rows name one of a chat's few filters): a
-    # digest chat has ~590 rows waiting on a busy day (bench/day.py), which took 5.3 ms to
-    # read with SQLAlchemy processing every value and take 3.9 ms so (ORM objects: 0.2 s)
     connection = session.connection()
     dialect = connection.dialect
-    filter_ids = _once_each(DeliveryTable.__table__.c.filter_ids.type, dialect)  # type: ignore[attr-defined]
-    created_at = _once_each(DeliveryTable.__table__.c.created_at.type, dialect)  # type: ignore[attr-defined]
+    query = _compiled_unfinished(dialect, chat_id is not None, tuple(modes) if modes else None)
+    cursor = _driver_cursor(connection)
+    cursor.execute(query.sql, query.parameters(chat_id))
+    filter_ids = _once_each(json.loads)
+    created_type = DeliveryTable.__table__.c.created_at.type  # type: ignore[attr-defined]
+    # the timestamp's processing: none where the driver does it (psycopg), else SQLAlchemy's
+    created_at = _once_each(created_type.dialect_impl(dialect).result_processor(dialect, None))
     return [
         Delivery(
             row_id,
@@ -304,9 +336,50 @@ def unfinished_deliveries(
             created_at(created),
         )
         for row_id, chat, paper, revision, ids, status, message, reason, created in (
-            connection.execute(statement).all()  # fetchall: a fetchone a row cost 0.5 ms
+            cursor.fetchall()  # a fetchone a row cost 0.5 ms
         )
     ]
+
+
+@dataclass(frozen=True)
+class _CompiledSelect:
+    sql: str
+    named: bool  # parameters by name (a dict), else in order (a tuple)
+    order: tuple[str, ...]
+    values: Mapping[str, Any]  # every parameter's value but the chat's
+
+    def parameters(self, chat_id: int | None) -> Any:
+        values = {**self.values, "chat": chat_id} if chat_id is not None else self.values
+        return values if self.named else tuple(values[name] for name in self.order)
+
+
+# A digest chat has ~590 rows waiting on a busy day (bench/day.py, SQLite): read as ORM objects
+# they took 0.2 s; as SQLAlchemy's Core rows, every value processed by its type, 5.3 ms. The
+# statement is compiled once per dialect and run straight through the driver, and each distinct
+# JSON or timestamp value is processed once (a planning batch writes one timestamp, most rows
+# name one of a chat's few filters): 1.1 ms (SQLite; PostgreSQL 1.8).
+@functools.cache
+def _compiled_unfinished(
+    dialect: Dialect, by_chat: bool, modes: tuple[str, ...] | None
+) -> _CompiledSelect:
+    statement = (
+        sa.select(*_DELIVERY_COLUMNS[:4], _RAW_FILTER_IDS, *_DELIVERY_COLUMNS[5:8], _RAW_CREATED)
+        .join(ChatTable, col(ChatTable.id) == col(DeliveryTable.chat_id))
+        .where(
+            col(DeliveryTable.status).in_(UNFINISHED),
+            col(ChatTable.active),
+            ~col(ChatTable.paused),
+        )
+        .order_by(col(DeliveryTable.id))
+    )
+    if by_chat:
+        chat = bindparam("chat", 0, sa.BigInteger)  # a value: render_postcompile wants one
+        statement = statement.where(col(DeliveryTable.chat_id) == chat)
+    if modes is not None:
+        statement = statement.where(col(ChatTable.mode).in_(modes))
+    compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+    order = tuple(compiled.positiontup or ())
+    return _CompiledSelect(str(compiled), not order, order, dict(compiled.params))
 
 
 # Marking runs once or twice per message sent: the statements are compiled once per database

@@ -54,6 +54,32 @@ def test_rows_are_added_once_per_chat_paper_and_revision(any_database: Database)
         assert {r.created_at for r in rows} == {NOW}
 
 
+def test_a_batch_meeting_a_row_the_ledger_holds_keeps_its_new_rows(any_database: Database) -> None:
+    """On PostgreSQL a batch is COPYed straight into the ledger, and, when one of its rows is
+    there already, made again (`Chunks`) and inserted around it: every new row is kept, the
+    held one left as it was, and the count says how many were new."""
+    with any_database.session() as session:
+        a, b, c = setup_chats(session)
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of([(2, b, 0, [5])])], now=NOW)
+        made = 0
+
+        def batch() -> Iterator[NewDeliveries]:
+            nonlocal made
+            made += 1
+            yield NewDeliveries.of([(1, a, 0, [7]), (1, b, 0, [7])])
+            yield NewDeliveries.of([(2, a, 0, [9]), (2, b, 0, [6]), (3, c, 0, [1])])
+
+        rows = deliveries.Chunks(batch)
+        assert deliveries.add_deliveries(session, rows=rows, now=NOW) == 4
+        assert made == (2 if any_database.engine.dialect.name == "postgresql" else 1)
+        stored = [
+            (chat_id, r.paper_id, r.filter_ids)
+            for chat_id in (1, 2, 3)
+            for r in deliveries.all_deliveries(session, chat_id=chat_id)
+        ]
+        assert sorted(stored) == [(1, a, [7]), (1, b, [7]), (2, a, [9]), (2, b, [5]), (3, c, [1])]
+
+
 def test_rows_move_through_their_states(any_database: Database) -> None:
     with any_database.session() as session:
         a, b, c = setup_chats(session)
