@@ -81,8 +81,9 @@ class Planner:
                     batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
                     if not batch:
                         return report
-                    rows = self._rows(session, batch)
+                    rows, matched = self._rows(session, batch)
                     added = deliveries.add_deliveries(session, rows=rows, now=now)
+                    self._check_filters(session, matched)
                     matched = [paper_id for paper_id, _, _ in batch]
                     papers.mark_matched(session, paper_ids=matched, now=now)
             except deliveries.OwnersGone as gone:  # rolled back: planned again, after a sync
@@ -135,7 +136,20 @@ class Planner:
             log.info("term frequencies from %d papers: %d filters re-anchored", len(recent), moved)
         self.sampled_papers = stored
 
-    def _rows(self, session: Session, batch: Batch) -> Chunks:
+    def _check_filters(self, session: Session, matched: list[int]) -> None:
+        """Raises OwnersGone for a chat none of whose `matched` filters is stored any more: it
+        was forgotten after the sync and registered again (/stop, then /start) before
+        add_deliveries found its id stored, and its rows are of the filters it had. A filter
+        only removed (/unsubscribe) keeps its rows, as promised ("a filter since removed"),
+        unless it was the chat's only one that matched. Runs after add_deliveries, which holds
+        the batch's chats: a chat forgotten from then on takes the batch's rows along."""
+        stored = chats.stored_filters(session, filter_ids=matched)
+        kept = {self.owner[f] for f in stored}
+        gone = {self.owner[f] for f in matched if f not in stored} - kept
+        if gone:
+            raise deliveries.OwnersGone(gone, ())
+
+    def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
         """One ledger row per chat and paper, with the chat's filters that matched it, in
         (chat, paper) order: the ledger's (chat, paper) index then grows at its end rather than
         all over, a quarter less time a row on SQLite. Matched (and the database read) at once;
@@ -144,7 +158,7 @@ class Planner:
         Why numpy: a busy day plans millions of rows (bench/day.py: 5.85 million for 10,000
         chats of 10 filters over 2,000 papers), and grouping each paper's matches by chat in
         Python dicts cost ~15 us a row, half the planning; here it is a sort of three integer
-        columns, well under 1 us a row."""
+        columns, well under 1 us a row. Also returns the filters that matched, each once."""
         owners = self._owners()
         close: dict[int, list[int]] = {}  # paper id -> the "more like this" filters it passes
         if self.similar is not None and self.similar_ids:
@@ -188,7 +202,7 @@ class Planner:
                     [all_filters[start:end] for start, end in spans],
                 )
 
-        return Chunks(rows)
+        return Chunks(rows), np.unique(filter_ids).tolist()
 
     def _owners(self) -> npt.NDArray[np.int64]:
         """The chat of each indexed filter, by filter id (made again after filters changed)."""

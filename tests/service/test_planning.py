@@ -3,8 +3,7 @@ read by the settings' one parser."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 from sqlmodel import Session
@@ -15,7 +14,7 @@ from bot.core.query import FilterRules, QueryLimits
 from bot.service import ingest
 from bot.service.planning import Batch, Planner
 from bot.store import Database, chats, deliveries, papers
-from bot.store.deliveries import NewDeliveries
+from bot.store.deliveries import Chunks
 from tests.conftest import SEEDS, Clock
 
 
@@ -157,17 +156,20 @@ def test_the_index_is_ready_before_the_first_listing_arrives(
 
 class ChatLeavesMidway(Planner):
     """A planner during whose first batch the chat `leaving` is forgotten (/forget, from another
-    thread), after its filters were read and before its rows are written."""
+    session), after its filters were read and before its rows are written; with `back`, it is
+    registered again at once (/stop, then /start), with a filter of its new life."""
 
-    def __init__(self, database: Database, leaving: int) -> None:
+    def __init__(self, database: Database, leaving: int, back: bool = False) -> None:
         super().__init__(FilterRules())
-        self.database, self.leaving, self.batches = database, leaving, 0
+        self.database, self.leaving, self.back, self.batches = database, leaving, back, 0
 
-    def _rows(self, session: Session, batch: Batch) -> Iterator[NewDeliveries]:
+    def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
         self.batches += 1
         if self.batches == 1:
             with self.database.session() as other:
                 chats.forget_chat(other, chat_id=self.leaving)
+            if self.back:
+                follow(self.database, self.leaving, "distill*", now=datetime.now(UTC))
         return super()._rows(session, batch)
 
 
@@ -186,3 +188,23 @@ def test_a_chat_forgotten_while_its_batch_is_planned_gets_no_rows_and_the_rest_d
         assert deliveries.count_deliveries(session) == {"pending": 2}  # chat 2's, none of 1's
         assert len(deliveries.all_deliveries(session, chat_id=2)) == 2
         assert papers.unmatched_papers(session, limit=10) == []
+
+
+def test_a_chat_that_stops_and_starts_again_while_its_batch_is_planned_gets_only_its_new_matches(
+    any_database: Database, clock: Clock
+) -> None:
+    """/stop, then /start, while a batch is planned: the chat's id is stored again, but none of
+    the filters the batch matched for it is, so the batch is planned again, under the filters
+    the chat has now (none of its old ones' papers, which /stop forgot)."""
+    follow(any_database, 1, "looped", now=clock())
+    follow(any_database, 2, "looped", '"kv cache"', now=clock())
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)
+    planner = ChatLeavesMidway(any_database, leaving=1, back=True)
+    report = planner.plan(any_database, now=clock())
+    assert planner.batches == 2
+    with any_database.session() as session:
+        new_life = chats.chat_filters(session, chat_id=1)
+        rows = deliveries.all_deliveries(session, chat_id=1)
+        assert {f for r in rows for f in r.filter_ids} <= {f.id for f in new_life}
+        assert len(deliveries.all_deliveries(session, chat_id=2)) == 2
+        assert report.deliveries == len(rows) + 2
