@@ -250,9 +250,16 @@ def _mark(
     for i in members:
         item, rows = items[i]
         # built, not dataclasses.replace'd: replace looks the fields up at each call, 2 us of a
-        # paper's ~12 (a digest marks ~180)
+        # paper's ~12 (a digest marks ~180); a field added to Item is passed on here too
         marks = marking(item.paper, rows)
-        marked = Item(item.paper, marks, item.filters, item.is_update, item.score, item.why)
+        marked = Item(
+            paper=item.paper,
+            marks=marks,
+            filters=item.filters,
+            is_update=item.is_update,
+            score=item.score,
+            why=item.why,
+        )
         items[i] = (marked, rows)
 
 

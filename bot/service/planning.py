@@ -81,11 +81,11 @@ class Planner:
                     batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
                     if not batch:
                         return report
-                    rows, matched = self._rows(session, batch)
+                    rows, filter_ids = self._rows(session, batch)
                     added = deliveries.add_deliveries(session, rows=rows, now=now)
-                    self._check_filters(session, matched)
-                    matched = [paper_id for paper_id, _, _ in batch]
-                    papers.mark_matched(session, paper_ids=matched, now=now)
+                    paper_ids = [paper_id for paper_id, _, _ in batch]
+                    added -= self._drop_lost(session, filter_ids, paper_ids)
+                    papers.mark_matched(session, paper_ids=paper_ids, now=now)
             except deliveries.OwnersGone as gone:  # rolled back: planned again, after a sync
                 log.info("planning again: %s while the batch was planned", gone)
                 continue
@@ -136,18 +136,22 @@ class Planner:
             log.info("term frequencies from %d papers: %d filters re-anchored", len(recent), moved)
         self.sampled_papers = stored
 
-    def _check_filters(self, session: Session, matched: list[int]) -> None:
-        """Raises OwnersGone for a chat none of whose `matched` filters is stored any more: it
-        was forgotten after the sync and registered again (/stop, then /start) before
-        add_deliveries found its id stored, and its rows are of the filters it had. A filter
-        only removed (/unsubscribe) keeps its rows, as promised ("a filter since removed"),
-        unless it was the chat's only one that matched. Runs after add_deliveries, which holds
-        the batch's chats: a chat forgotten from then on takes the batch's rows along."""
-        stored = chats.stored_filters(session, filter_ids=matched)
+    def _drop_lost(self, session: Session, filter_ids: list[int], paper_ids: list[int]) -> int:
+        """The batch's rows for chats none of whose matched filters is stored any more, deleted;
+        how many. Such a chat lost its filters after the sync: it was forgotten and registered
+        again (/stop, then /start), which add_deliveries' check of its id cannot see, or it
+        removed every filter that matched. Its rows go as if that had happened before the
+        batch, which is not planned again for it. A chat that kept one of its matched filters
+        keeps its rows, a removed filter named as such ("a filter since removed"). Runs after
+        add_deliveries, which holds the batch's chats: a chat forgotten from then on takes the
+        batch's rows along. Filter ids are never given twice (migration 0010)."""
+        stored = chats.stored_filters(session, filter_ids=filter_ids)
         kept = {self.owner[f] for f in stored}
-        gone = {self.owner[f] for f in matched if f not in stored} - kept
-        if gone:
-            raise deliveries.OwnersGone(gone, ())
+        lost = {self.owner[f] for f in filter_ids if f not in stored} - kept
+        if not lost:
+            return 0
+        log.info("chats %s lost their filters while the batch was planned", sorted(lost))
+        return deliveries.delete_deliveries(session, chat_ids=sorted(lost), paper_ids=paper_ids)
 
     def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
         """One ledger row per chat and paper, with the chat's filters that matched it, in

@@ -80,6 +80,8 @@ class ChatTable(SQLModel, table=True):
 
 class FilterTable(SQLModel, table=True):
     __tablename__ = "filter"
+    # an id is never given twice (migration 0010): the planner knows a filter by its id
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(

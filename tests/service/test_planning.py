@@ -190,21 +190,71 @@ def test_a_chat_forgotten_while_its_batch_is_planned_gets_no_rows_and_the_rest_d
         assert papers.unmatched_papers(session, limit=10) == []
 
 
-def test_a_chat_that_stops_and_starts_again_while_its_batch_is_planned_gets_only_its_new_matches(
+def test_a_chat_that_stops_and_starts_again_while_its_batch_is_planned_gets_no_old_matches(
     any_database: Database, clock: Clock
 ) -> None:
     """/stop, then /start, while a batch is planned: the chat's id is stored again, but none of
-    the filters the batch matched for it is, so the batch is planned again, under the filters
-    the chat has now (none of its old ones' papers, which /stop forgot)."""
-    follow(any_database, 1, "looped", now=clock())
+    the filters the batch matched for it is, so its rows of the batch go (as if it had left
+    before the batch), and the other chats keep theirs; the batch is not planned again."""
     follow(any_database, 2, "looped", '"kv cache"', now=clock())
+    follow(any_database, 1, "looped", now=clock())  # its filter has the highest id
     ingest.ingest_paths(any_database, [SEEDS], clock=clock)
     planner = ChatLeavesMidway(any_database, leaving=1, back=True)
     report = planner.plan(any_database, now=clock())
-    assert planner.batches == 2
+    assert planner.batches == 1
     with any_database.session() as session:
-        new_life = chats.chat_filters(session, chat_id=1)
-        rows = deliveries.all_deliveries(session, chat_id=1)
-        assert {f for r in rows for f in r.filter_ids} <= {f.id for f in new_life}
+        assert deliveries.all_deliveries(session, chat_id=1) == []
         assert len(deliveries.all_deliveries(session, chat_id=2)) == 2
-        assert report.deliveries == len(rows) + 2
+        assert report.deliveries == 2
+        assert papers.unmatched_papers(session, limit=10) == []
+
+
+def test_a_filter_removed_and_another_added_between_two_plannings_is_matched_by_its_own_words(
+    any_database: Database, clock: Clock
+) -> None:
+    """The planner knows a filter by its id: a new filter never gets the id of one deleted (on
+    SQLite it got the newest deleted one's, and was matched with that filter's words)."""
+    follow(any_database, 1, "looped", now=clock())
+    planner = Planner(FilterRules())
+    planner.plan(any_database, now=clock())
+    with any_database.session() as session:
+        (old,) = chats.chat_filters(session, chat_id=1)
+        chats.remove_filters(session, chat_id=1, filter_ids=[old.id])
+        new = chats.add_filter(session, chat_id=1, source="zzqx", canonical="zzqx", now=clock())
+    assert new.id != old.id
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)
+    assert planner.plan(any_database, now=clock()).deliveries == 0
+
+
+class FilterRemovedMidway(Planner):
+    """A planner during whose first batch the filter `removed` is removed (/unsubscribe, from
+    another session), after the index was synced."""
+
+    def __init__(self, database: Database, chat_id: int, removed: str) -> None:
+        super().__init__(FilterRules())
+        self.database, self.chat_id, self.removed = database, chat_id, removed
+
+    def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
+        with self.database.session() as other:
+            ids = [f.id for f in chats.chat_filters(other, chat_id=self.chat_id)]
+            gone = [
+                f.id
+                for f in chats.chat_filters(other, chat_id=self.chat_id)
+                if f.source == self.removed
+            ]
+            chats.remove_filters(other, chat_id=self.chat_id, filter_ids=gone)
+        assert gone and len(ids) > len(gone)
+        return super()._rows(session, batch)
+
+
+def test_a_filter_removed_while_its_batch_is_planned_leaves_the_chats_other_matches(
+    any_database: Database, clock: Clock
+) -> None:
+    """/unsubscribe while a batch is planned: a chat that kept another of its matched filters
+    keeps its rows, the removed filter still named (its papers matched before it went)."""
+    follow(any_database, 1, "looped", '"kv cache"', now=clock())
+    ingest.ingest_paths(any_database, [SEEDS], clock=clock)
+    report = FilterRemovedMidway(any_database, 1, "looped").plan(any_database, now=clock())
+    assert report.deliveries == 2
+    with any_database.session() as session:
+        assert len(deliveries.all_deliveries(session, chat_id=1)) == 2

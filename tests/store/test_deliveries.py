@@ -80,6 +80,22 @@ def test_a_batch_meeting_a_row_the_ledger_holds_keeps_its_new_rows(any_database:
         assert sorted(stored) == [(1, a, [7]), (1, b, [7]), (2, a, [9]), (2, b, [5]), (3, c, [1])]
 
 
+def test_rows_read_once_only_are_refused_and_waiting_rows_read_whole(
+    any_database: Database,
+) -> None:
+    with any_database.session() as session:
+        a, _, _ = setup_chats(session)
+        once = iter([NewDeliveries.of([(1, a, 0, [7])])])
+        with pytest.raises(TypeError, match="reads its rows again"):
+            deliveries.add_deliveries(session, rows=once, now=NOW)
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of([(1, a, 0, [7])])], now=NOW)
+        read = deliveries.unfinished_deliveries(session, modes=["instant"])
+        assert read == deliveries.all_deliveries(session, chat_id=1)  # every field, as the ORM's
+        assert read[0].created_at == NOW and read[0].created_at.utcoffset() is not None
+        assert read == deliveries.unfinished_deliveries(session, chat_id=1)
+        assert deliveries.unfinished_deliveries(session, modes=[]) == []
+
+
 def test_rows_move_through_their_states(any_database: Database) -> None:
     with any_database.session() as session:
         a, b, c = setup_chats(session)
