@@ -249,18 +249,7 @@ def _mark(
     """The `members` of `items` (changed in place) with their marks."""
     for i in members:
         item, rows = items[i]
-        # built, not dataclasses.replace'd: replace looks the fields up at each call, 2 us of a
-        # paper's ~12 (a digest marks ~180); a field added to Item is passed on here too
-        marks = marking(item.paper, rows)
-        marked = Item(
-            paper=item.paper,
-            marks=marks,
-            filters=item.filters,
-            is_update=item.is_update,
-            score=item.score,
-            why=item.why,
-        )
-        items[i] = (marked, rows)
+        items[i] = (dataclasses.replace(item, marks=marking(item.paper, rows)), rows)
 
 
 def compose_page(

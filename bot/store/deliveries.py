@@ -318,10 +318,10 @@ def unfinished_deliveries(
 ) -> list[Delivery]:
     """Pending and sending rows (sending: in flight when the bot stopped) of active, unpaused
     chats, oldest first; for one chat or for chats in the given modes."""
-    connection = session.connection()
-    dialect = connection.dialect
     if modes is not None and not modes:
         return []
+    connection = session.connection()
+    dialect = connection.dialect
     query = _compiled_unfinished(dialect, chat_id is not None, tuple(modes) if modes else None)
     cursor = _driver_cursor(connection)
     cursor.execute(query.sql, query.parameters(chat_id))
@@ -350,13 +350,12 @@ def unfinished_deliveries(
 @dataclass(frozen=True)
 class _CompiledSelect:
     sql: str
-    named: bool  # parameters by name (a dict), else in order (a tuple)
-    order: tuple[str, ...]
+    order: tuple[str, ...]  # the parameters' names in order; none: the driver takes them by name
     values: Mapping[str, Any]  # every parameter's value but the chat's
 
     def parameters(self, chat_id: int | None) -> Any:
         values = {**self.values, "chat": chat_id} if chat_id is not None else self.values
-        return values if self.named else tuple(values[name] for name in self.order)
+        return tuple(values[name] for name in self.order) if self.order else values
 
 
 # A digest chat has ~590 rows waiting on a busy day (bench/day.py, SQLite): read as ORM objects
@@ -386,7 +385,7 @@ def _compiled_unfinished(
         statement = statement.where(col(ChatTable.mode).in_(modes))
     compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
     order = tuple(compiled.positiontup or ())
-    return _CompiledSelect(str(compiled), not order, order, dict(compiled.params))
+    return _CompiledSelect(str(compiled), order, dict(compiled.params))
 
 
 # Marking runs once or twice per message sent: the statements are compiled once per database
