@@ -7,12 +7,12 @@ The delivery rounds read rows, papers and filters from the store and hand them h
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import overload
 
 from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
@@ -32,6 +32,8 @@ from bot.core.render import (
     Message,
     digest_groups,
     digest_order,
+    first_filter,
+    first_of,
     fit,
     plural,
     rank,
@@ -50,9 +52,8 @@ class FilterMarks:
     """The words a filter matched in a paper. Many chats share popular filters and a digest
     round meets the same papers once per chat, so filters are parsed and texts analysed once
     (`remembered` of each: a day's papers' titles and abstracts fit). Answers are found again
-    each time: remembered per (filter, paper), or per (leaf, text), they were found again 98%
-    and 72% of the time (bench/day.py, 1,000 chats), and finding them costs little more than
-    remembering them (a paper's hash, a leaf's)."""
+    each time: remembered per (filter, paper), a third of them were asked for again, and per
+    (chat's filters, paper) a fifth (bench/day.py's population, 1,500 chats' digests)."""
 
     def __init__(self, parse: Callable[[str], Node], remembered: int = 4096) -> None:
         self._parse = parse
@@ -66,13 +67,110 @@ class FilterMarks:
             return ()
 
     def of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
-        return tuple(highlights(self._marked(source), paper, self._analyse))
+        """One filter's marks in a paper."""
+        return tuple(self.in_paper(self._marked(source), paper))
 
-    def of_all(self, sources: Iterable[str], paper: Paper) -> list[Highlight]:
+    def leaves(self, sources: Iterable[str]) -> tuple[Marked, ...]:
+        """Several filters' words, to mark a paper with all of them at once (`in_paper`)."""
+        return tuple(leaf for source in sources for leaf in self._marked(source))
+
+    def in_paper(self, leaves: tuple[Marked, ...], paper: Paper) -> list[Highlight]:
         """Several filters' marks in a paper, merged: the same as `merge_highlights` of each
-        one's, in one pass over their words (a digest marks ~180 papers a chat)."""
-        leaves = tuple(leaf for source in sources for leaf in self._marked(source))
+        one's, in one pass over their words."""
         return highlights(leaves, paper, self._analyse)
+
+
+Scores = Mapping[int, tuple[float, Sequence[str]]]  # by paper: the chat's score, the terms
+
+
+TOP_MARKED = 5  # a ranked digest says why for at most its five best papers
+
+
+class Waiting(Sequence[tuple[Item, list[Delivery]]]):
+    """A chat's rows as items, one a paper, with the rows it settles (a pending new version of a
+    paper not sent yet goes out with it, as one), each item made (and marked) when first asked.
+
+    A digest lists ~590 papers a chat and shows 30: it groups them by `first_filters`, known
+    without their items, and makes only the items of the groups its page needs
+    (`compose_digest`): ~180 of them. Making (unmarked) the ~410 items a digest does not show
+    cost as much as marking those it does (bench/day.py's population, 1,500 chats: 7.4-7.9 ms
+    a digest with every item made, 6.0-6.2 without)."""
+
+    def __init__(
+        self,
+        rows: Sequence[Delivery],
+        papers: Mapping[int, Paper],
+        filters: Sequence[Filter],
+        marks: FilterMarks | None,
+        scores: Scores | None = None,
+    ) -> None:
+        self._marks, self._scores = marks, scores or {}
+        # one MatchedFilter a filter, shared by its papers
+        self._named = {f.id: MatchedFilter(n, f.canonical) for n, f in enumerate(filters, 1)}
+        self._sources = {f.id: f.source for f in filters}
+        by_paper: dict[int, list[Delivery]] = defaultdict(list)
+        for row in rows:
+            by_paper[row.paper_id].append(row)
+        self.rows = list(by_paper.values())
+        self.papers = [papers[paper_id] for paper_id in by_paper]  # kept: the round's are not
+        # what papers matched by the same filters share: their filters, as the chat numbers
+        # them, and the words to mark (a chat's ~590 papers have a few dozen such sets)
+        self._shared: dict[tuple[int, ...], _Matched] = {}
+        self._matched = [self._matched_by(settled) for settled in self.rows]
+        self.first_filters = [matched.first for matched in self._matched]
+        self._made: list[Item | None] = [None] * len(self.rows)
+        best = sorted((s[0] for s in self._scores.values() if s[0] > 0), reverse=True)
+        self._bar = best[:TOP_MARKED][-1] if best else float("inf")
+
+    def _matched_by(self, settled: list[Delivery]) -> _Matched:
+        key = tuple(settled[0].filter_ids) if len(settled) == 1 else _filter_ids(settled)
+        matched = self._shared.get(key)
+        if matched is None:
+            ids = _filter_ids(settled)
+            named = [self._named.get(f, _REMOVED) for f in ids]
+            # a filter since removed marks nothing
+            sources = [self._sources[f] for f in ids if f in self._sources]
+            leaves = self._marks.leaves(sources) if self._marks else ()
+            matched = self._shared[key] = _Matched(named, first_of(named), leaves)
+        return matched
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Item, list[Delivery]]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Item, list[Delivery]]]: ...
+    def __getitem__(
+        self, index: int | slice
+    ) -> tuple[Item, list[Delivery]] | list[tuple[Item, list[Delivery]]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        item = self._made[index]
+        if item is None:
+            item = self._made[index] = self._make(index)
+        return item, self.rows[index]
+
+    def _make(self, index: int) -> Item:
+        settled, matched = self.rows[index], self._matched[index]
+        paper = self.papers[index]
+        found = self._marks.in_paper(matched.leaves, paper) if self._marks else []
+        score = self._scores.get(settled[0].paper_id)
+        return Item(
+            paper,
+            found,
+            list(matched.named),
+            all(r.is_update for r in settled),
+            score=score[0] if score else None,
+            why=tuple(score[1]) if score and score[0] >= self._bar else (),
+        )
+
+
+@dataclass(frozen=True)
+class _Matched:
+    named: list[MatchedFilter]
+    first: MatchedFilter | None
+    leaves: tuple[Marked, ...]
 
 
 def compose_items(
@@ -80,44 +178,19 @@ def compose_items(
     papers: Mapping[int, Paper],
     filters: Sequence[Filter],
     marks: FilterMarks | None,
-) -> list[tuple[Item, list[Delivery]]]:
-    """One item per paper, with the rows it settles (a pending new version of a paper not sent
-    yet goes out with it, as one). `filters` are the chat's, in /list order; a filter that
-    matched and was removed since is named as such: the paper still goes, as promised. Without
-    `marks`, the items are not marked yet (`Marking` finds their marks when asked)."""
-    # one MatchedFilter a filter, shared by its papers (a digest has ~590 of them)
-    named = {f.id: MatchedFilter(n, f.canonical) for n, f in enumerate(filters, 1)}
-    marking = Marking(filters, marks) if marks else None
-    by_paper: dict[int, list[Delivery]] = defaultdict(list)
-    for row in rows:
-        by_paper[row.paper_id].append(row)
-    items = []
-    for paper_id, settled in by_paper.items():
-        paper = papers[paper_id]
-        matched = [named.get(f, _REMOVED) for f in _filter_ids(settled)]
-        found = marking(paper, settled) if marking else []
-        is_update = all(r.is_update for r in settled)
-        items.append((Item(paper, found, matched, is_update), settled))
-    return items
+    scores: Scores | None = None,
+) -> Waiting:
+    """One item per paper, with the rows it settles (`Waiting`). `filters` are the chat's, in
+    /list order; a filter that matched and was removed since is named as such: the paper still
+    goes, as promised. Without `marks`, the items are not marked. With `scores` (the chat's
+    ranking), the best few with a positive score (the model thinks the chat likes them) say
+    why."""
+    return Waiting(rows, papers, filters, marks, scores)
 
 
-def _filter_ids(rows: Sequence[Delivery]) -> list[int]:
+def _filter_ids(rows: Sequence[Delivery]) -> tuple[int, ...]:
     """The filters that matched a paper's rows, in id order."""
-    return sorted({f for r in rows for f in r.filter_ids})
-
-
-class Marking:
-    """The words a chat's filters marked in a paper, merged, found when asked: a digest finds
-    them only for the papers its order needs (`compose_digest`)."""
-
-    def __init__(self, filters: Sequence[Filter], marks: FilterMarks) -> None:
-        self._sources = {f.id: f.source for f in filters}
-        self._marks = marks
-
-    def __call__(self, paper: Paper, rows: Sequence[Delivery]) -> list[Highlight]:
-        sources = [self._sources.get(filter_id) for filter_id in _filter_ids(rows)]
-        # a filter since removed marks nothing
-        return self._marks.of_all([s for s in sources if s is not None], paper)
+    return tuple(sorted({f for r in rows for f in r.filter_ids}))
 
 
 @dataclass
@@ -136,28 +209,6 @@ Composed = Sequence[tuple[Item, list[Delivery]]]  # compose_items' answer
 def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Outgoing]:
     """Each rendered message with the ledger rows it settles once sent."""
     return [Outgoing(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
-
-
-TOP_MARKED = 5  # a ranked digest says why for at most its five best papers
-
-
-def ranked(items: Composed, scores: Mapping[int, tuple[float, Sequence[str]]]) -> Composed:
-    """The items with the chat's scores (by paper id: the score and the terms that weigh most);
-    the best few with a positive score (the model thinks the chat likes them) say why."""
-    scored = [(item, rows, scores.get(rows[0].paper_id)) for item, rows in items]
-    best = sorted((s[0] for _, _, s in scored if s and s[0] > 0), reverse=True)[:TOP_MARKED]
-    bar = best[-1] if best else float("inf")
-    return [
-        (
-            dataclasses.replace(
-                item,
-                score=score[0] if score else None,
-                why=tuple(score[1]) if score and score[0] >= bar else (),
-            ),
-            rows,
-        )
-        for item, rows, score in scored
-    ]
 
 
 def compose_alert(items: Composed) -> list[Outgoing]:
@@ -198,43 +249,40 @@ class Layout:
         return cls(chat.digest_style == "compact", chat.digest_abstracts, chat.digest_page)
 
 
-def compose_digest(
-    items: Composed, title: str, layout: Layout, marking: Marking | None = None
-) -> list[Outgoing]:
+def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
     """A digest as it goes out: its first page of papers (the chat's best first, when ranked);
     the papers past it settle with the last message, behind its "N more" button, which pages
     on through them (`compose_page`) in the order of filters and matched words: the same at
-    every press, whatever the chat rates meanwhile. With `marking`, the items are not marked
-    yet, and only the groups the order needs are (`_first_page`)."""
-    listed = list(items)  # marked in place by _first_page, when not yet
-    groups, shown, rest, first = _first_page(listed, layout.page, marking)
-    header = _header(title, len(listed), groups, shown=len(shown))
-    outgoing = _page(listed, shown, header, layout, first=1, counts=not rest)
+    every press, whatever the chat rates meanwhile. Of a `Waiting`, only the items the page's
+    groups need are made (`_first_page`)."""
+    groups, shown, rest, first = _first_page(items, layout.page)
+    header = _header(title, len(items), groups, shown=len(shown))
+    outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
-        outgoing[-1].behind = [row for i in rest for row in listed[i][1]]
-        button = more_button(listed[first][1][0].id, len(shown) + 1, len(rest))
+        outgoing[-1].behind = [row for i in rest for row in _rows(items, i)]
+        button = more_button(_rows(items, first)[0].id, len(shown) + 1, len(rest))
         outgoing[-1].buttons.append([button])
     return outgoing
 
 
-def _first_page(
-    items: list[tuple[Item, list[Delivery]]], page: int, marking: Marking | None
-) -> tuple[list[Group], list[int], list[int], int]:
+def _first_page(items: Composed, page: int) -> tuple[list[Group], list[int], list[int], int]:
     """The digest's groups, and its order cut at its page: the papers shown, the rest (in
     `digest_order`, but for groups wholly past the page, whose order nothing shows), and the
     first of the rest as its pages list them (`digest_order` without the chat's scores).
 
-    A group is ordered, and with `marking` marked in place, only when it holds part of the page
-    or the first of the rest: ordering needs every paper's marks (title hits, matched words),
-    and finding them is most of a digest's cost (bench/day.py, 1,000 chats: ~180 papers of a
-    chat's ~590 marked, and a digest composed in 34 ms instead of 55)."""
-    groups = digest_groups([item for item, _ in items])
+    A group is ordered, and so its items made, only when it holds part of the page or the first
+    of the rest: ordering needs every paper's marks (title hits, matched words), and finding
+    them is most of a digest's cost (bench/day.py, 1,000 chats: ~180 papers of a chat's ~590
+    marked, and a digest composed in 34 ms instead of 55)."""
+    if isinstance(items, Waiting):
+        firsts = items.first_filters
+    else:
+        firsts = [first_filter(item) for item, _ in items]
+    groups = digest_groups(firsts)
     order: list[int] = []
     first = -1
     for _, members in groups:
         if len(order) <= page:  # the group holds part of the page, or the rest's first paper
-            if marking:
-                _mark(items, members, marking)
             members = sorted(members, key=lambda i: rank(items[i][0]))
             behind = members[page - len(order) :]
             if behind and first < 0:
@@ -243,13 +291,9 @@ def _first_page(
     return groups, order[:page], order[page:], first
 
 
-def _mark(
-    items: list[tuple[Item, list[Delivery]]], members: Sequence[int], marking: Marking
-) -> None:
-    """The `members` of `items` (changed in place) with their marks."""
-    for i in members:
-        item, rows = items[i]
-        items[i] = (dataclasses.replace(item, marks=marking(item.paper, rows)), rows)
+def _rows(items: Composed, index: int) -> list[Delivery]:
+    """A paper's rows, without making its item."""
+    return items.rows[index] if isinstance(items, Waiting) else items[index][1]
 
 
 def compose_page(

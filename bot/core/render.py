@@ -290,7 +290,11 @@ def render_entry(
 def first_filter(item: Item) -> MatchedFilter | None:
     """The group a paper is listed under: its first filter in /list order (a removed filter,
     numbered 0, after the others)."""
-    return min(item.filters, key=lambda f: f.number or 1 << 30, default=None)
+    return first_of(item.filters)
+
+
+def first_of(filters: Sequence[MatchedFilter]) -> MatchedFilter | None:
+    return min(filters, key=lambda f: f.number or 1 << 30, default=None)
 
 
 def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
@@ -301,7 +305,7 @@ def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
     page. Any subset of the items keeps its relative order."""
     return [
         i
-        for _, members in digest_groups(items)
+        for _, members in digest_groups([first_filter(item) for item in items])
         for i in sorted(members, key=lambda i: rank(items[i], by_score=by_score))
     ]
 
@@ -309,12 +313,13 @@ def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
 Group = tuple[MatchedFilter | None, list[int]]  # a digest's filter and its papers' indices
 
 
-def digest_groups(items: Sequence[Item]) -> list[Group]:
-    """The digest's groups in order, each with the indices of its papers as given: each paper
-    once, under its first filter, in /list order; papers of filters since removed last."""
+def digest_groups(firsts: Sequence[MatchedFilter | None]) -> list[Group]:
+    """The digest's groups in order, each with the indices of its papers as given (`firsts`:
+    each paper's `first_filter`): each paper once, under its first filter, in /list order;
+    papers of filters since removed last."""
     groups: dict[MatchedFilter | None, list[int]] = {}
-    for index, item in enumerate(items):
-        groups.setdefault(first_filter(item), []).append(index)
+    for index, first in enumerate(firsts):
+        groups.setdefault(first, []).append(index)
     order = sorted(groups, key=lambda f: (f is None, not (f and f.number), f.number if f else 0))
     return [(matched, groups[matched]) for matched in order]
 

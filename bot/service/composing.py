@@ -17,16 +17,15 @@ from sqlmodel import Session
 
 from bot.core.chat import Chat, Delivery, Filter
 from bot.core.compose import (
-    Composed,
     FilterMarks,
     Layout,
-    Marking,
     Outgoing,
+    Scores,
+    Waiting,
     compose_digest,
     compose_items,
     digest_title,
     empty_digest_line,
-    ranked,
 )
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
@@ -68,7 +67,7 @@ class Composer:
                 self.papers.clear()
                 self.filters.clear()
 
-    def items(self, chat_id: int, rows: Sequence[Delivery]) -> Composed:
+    def items(self, chat_id: int, rows: Sequence[Delivery]) -> Waiting:
         """The rows' papers as the chat is sent them: why each matched, and where."""
         with self.database.session() as session:
             listed = self._read(session, chat_id, rows)
@@ -83,15 +82,14 @@ class Composer:
             listed = chats.chat_filters(session, chat_id=chat_id)
         return listed
 
-    def ranked(self, chat_id: int, items: Composed) -> Composed:
-        """The items with the chat's scores, when it has a ranking model (vectorising a
+    def scores(self, chat_id: int, rows: Sequence[Delivery]) -> Scores | None:
+        """The chat's scores of the rows' papers, when it has a ranking model (vectorising a
         digest's papers and training a chat's model take milliseconds to a tenth of a second:
         callers on the event loop run this in a thread)."""
         if self.ranker is None:
-            return items
-        candidates = {rows[0].paper_id: item.paper for item, rows in items}
-        scores = self.ranker.rank(chat_id, candidates)
-        return ranked(items, {p: (s.value, s.why) for p, s in scores.items()})
+            return None
+        scores = self.ranker.rank(chat_id, {r.paper_id: self.papers[r.paper_id] for r in rows})
+        return {paper_id: (s.value, s.why) for paper_id, s in scores.items()}
 
     def digest(self, chat: Chat, now: datetime) -> Digest:
         """Everything waiting for the chat as one digest, best first when it has a ranking."""
@@ -107,8 +105,6 @@ class Composer:
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
                 return Digest(line=empty_digest_line(arrived))
             listed = self._read(session, chat.id, rows)
-        # unmarked: compose_digest marks only the papers its order needs
-        items = self.ranked(chat.id, compose_items(rows, self.papers, listed, None))
-        title = digest_title(now.date(), [item.paper.announced for item, _ in items])
-        marking = Marking(listed, self.marks)
-        return Digest(compose_digest(items, title, Layout.of(chat), marking))
+        items = compose_items(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
+        title = digest_title(now.date(), [paper.announced for paper in items.papers])
+        return Digest(compose_digest(items, title, Layout.of(chat)))

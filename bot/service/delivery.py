@@ -368,7 +368,7 @@ class Postman:
             rows = deliveries.behind_button(session, chat_id=chat.id, message_id=row.message_id)
         with self.composer.round():
             items = self.composer.items(chat.id, rows)
-        title = digest_title(self.clock().date(), [item.paper.announced for item, _ in items])
+        title = digest_title(self.clock().date(), [paper.announced for paper in items.papers])
         page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
         for message in page:
             report = await self.send_text(chat.id, message.text, message.buttons)

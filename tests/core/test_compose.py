@@ -13,7 +13,6 @@ from bot.core.chat import Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
     Layout,
-    Marking,
     Outgoing,
     compose_digest,
     compose_items,
@@ -21,11 +20,17 @@ from bot.core.compose import (
     empty_digest_line,
     messages_with_rows,
 )
-from bot.core.compose import ranked as ranked_items
 from bot.core.highlight import Highlight, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
-from bot.core.render import Item, MatchedFilter, Message, digest_order
+from bot.core.render import (
+    Item,
+    MatchedFilter,
+    Message,
+    digest_groups,
+    digest_order,
+    first_filter,
+)
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 CHAT = 7
@@ -182,14 +187,12 @@ def many_filter_chat() -> tuple[dict[int, Paper], list[Filter], list[Delivery]]:
 
 
 @pytest.mark.parametrize("ranked", [False, True])
-def test_a_digest_marks_only_what_its_order_needs_and_says_the_same(ranked: bool) -> None:
+def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked: bool) -> None:
     papers, filters, rows = many_filter_chat()
     marks = FilterMarks(FilterRules().parse)
-    marked = compose_items(rows, papers, filters, marks)
-    unmarked = compose_items(rows, papers, filters, None)
-    if ranked:  # ties of score are broken by the marks
-        scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows}
-        marked, unmarked = ranked_items(marked, scores), ranked_items(unmarked, scores)
+    # ties of score are broken by the marks
+    scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows} if ranked else None
+    marked = list(compose_items(rows, papers, filters, marks, scores))  # every item made
     sources = {f.id: f.source for f in filters}
     for item, settled in marked:  # each filter's marks, merged
         each = [marks.of(sources[f], item.paper) for r in settled for f in r.filter_ids]
@@ -197,8 +200,14 @@ def test_a_digest_marks_only_what_its_order_needs_and_says_the_same(ranked: bool
     order = digest_order([item for item, _ in marked])  # every paper marked and ordered
     for page in range(1, len(papers) + 1):  # the page ends inside groups and between them
         layout = Layout(page=page)
-        lazily = compose_digest(unmarked, "Your digest", layout, Marking(filters, marks))
+        waiting = compose_items(rows, papers, filters, marks, scores)
+        lazily = compose_digest(waiting, "Your digest", layout)
         assert lazily == compose_digest(marked, "Your digest", layout)
+        needed: list[int] = []  # the groups that hold part of the page or the rest's first
+        for _, members in digest_groups([first_filter(item) for item, _ in marked]):
+            if len(needed) <= page:
+                needed += members
+        assert [i for i, item in enumerate(waiting._made) if item] == sorted(needed)
         shown, rest = order[:page], order[page:]
         assert [r for m in lazily for r in m.rows] == [r for i in shown for r in marked[i][1]]
         if not rest:
