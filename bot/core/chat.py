@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 UNFINISHED = ("pending", "sending")  # ledger rows that still wait to go out
 DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers open with their abstract
@@ -39,10 +40,13 @@ class Filter:
     created_at: datetime
 
 
-@dataclass(frozen=True)
-class Delivery:
+class Delivery(NamedTuple):
     """One row of the delivery ledger: a paper (or a new version of it) for a chat, with every
-    filter that matched; pending -> sending -> sent | failed."""
+    filter that matched; pending -> sending -> sent | failed.
+
+    A named tuple where the other values are frozen dataclasses: a day's digests read every
+    row waiting, ~590 a chat, and a frozen dataclass took 0.65 us to make against 0.15
+    (bench/day.py, 10,000 chats: 3 s of composing)."""
 
     id: int
     chat_id: int
