@@ -75,18 +75,18 @@ _RAW_FILTER_IDS = sa.cast(col(DeliveryTable.filter_ids), sa.Text).label("filter_
 _RAW_CREATED = sa.type_coerce(col(DeliveryTable.created_at), sa.String).label("created_at")
 
 
-def _once_each(processor: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
-    """`processor` applied to values read (none: as they are), each distinct value once."""
-    if processor is None:
-        return lambda value: value
-    processed: dict[Any, Any] = {}
+class _OnceEach(dict[Any, Any]):
+    """`processor` applied to values read (none: as they are), each distinct value once: looked
+    up as `once[value]`, a dictionary's own lookup once the value was met (a function call a
+    value, two a row, took ~0.08 ms of a chat's ~0.95 to read its ~590 rows on SQLite)."""
 
-    def process(value: Any) -> Any:
-        if value not in processed:
-            processed[value] = processor(value)
-        return processed[value]
+    def __init__(self, processor: Callable[[Any], Any] | None) -> None:
+        super().__init__()
+        self.processor = processor or (lambda value: value)
 
-    return process
+    def __missing__(self, value: Any) -> Any:
+        processed = self[value] = self.processor(value)
+        return processed
 
 
 def _to_delivery(row: DeliveryTable) -> Delivery:
@@ -325,21 +325,21 @@ def unfinished_deliveries(
     query = _compiled_unfinished(dialect, chat_id is not None, tuple(modes) if modes else None)
     cursor = _driver_cursor(connection)
     cursor.execute(query.sql, query.parameters(chat_id))
-    filter_ids = _once_each(json.loads)
+    filter_ids = _OnceEach(json.loads)
     created_type = DeliveryTable.__table__.c.created_at.type  # type: ignore[attr-defined]
     # the column type's processing of the timestamp read (on both databases: it makes it UTC)
-    created_at = _once_each(created_type.dialect_impl(dialect).result_processor(dialect, None))
+    created_at = _OnceEach(created_type.dialect_impl(dialect).result_processor(dialect, None))
     return [
         Delivery(
             row_id,
             chat,
             paper,
             revision,
-            list(filter_ids(ids)),
+            list(filter_ids[ids]),
             status,
             message,
             reason,
-            created_at(created),
+            created_at[created],
         )
         for row_id, chat, paper, revision, ids, status, message, reason, created in (
             cursor.fetchall()  # a fetchone a row cost 0.5 ms
