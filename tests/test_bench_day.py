@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import POSTGRES_URL, ROOT
 
 DATA = ROOT.parent / "shared" / "data" / "arxiv-days-2025"
 KEYS = {
@@ -37,3 +37,26 @@ def test_a_tiny_day_plans_what_the_plain_matcher_finds() -> None:
     )
     assert figures["ledger_rows"] > 0
     assert figures["digests"] > 0 and figures["messages"] >= figures["digests"]
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data/arxiv-days-2025")
+@pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL: set PAPERBOT_TEST_DATABASE_URL")
+def test_worker_processes_compose_every_digest_of_a_tiny_day() -> None:
+    assert POSTGRES_URL
+    command = [sys.executable, "bench/day.py", "--chats", "20", "--filters-per-chat", "3",
+               "--papers", "12", "--command-chats", "2", "--json", "--workers", "2",
+               "--database", POSTGRES_URL]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert figures["reference"]["agrees_with_ledger"]
+    assert (figures["composed_chats"], figures["compose_workers"]) == (20, 2)
+    assert figures["digests"] > 0 and figures["messages"] >= figures["digests"]
+    assert 0 < figures["worker_peak_rss_mb"] < figures["peak_rss_mb"]
+
+
+def test_workers_need_postgresql() -> None:
+    command = [sys.executable, "bench/day.py", "--chats", "20", "--workers", "2"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--workers needs --database postgresql" in done.stderr
