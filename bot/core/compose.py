@@ -89,6 +89,10 @@ TOP_MARKED = 5  # a ranked digest says why for at most its five best papers
 class Waiting(Sequence[tuple[Item, list[Delivery]]]):
     """A chat's rows as items, one a paper, with the rows it settles (a pending new version of a
     paper not sent yet goes out with it, as one), each item made (and marked) when first asked.
+    `filters` are the chat's, in /list order; a filter that matched and was removed since is
+    named as such: the paper still goes, as promised. Without `marks`, the items are not
+    marked. With `scores` (the chat's ranking), the best few with a positive score (the model
+    thinks the chat likes them) say why.
 
     A digest lists ~590 papers a chat and shows 30: it groups them by `first_filters`, known
     without their items, and makes only the items of the groups its page needs
@@ -173,21 +177,6 @@ class _Matched:
     leaves: tuple[Marked, ...]
 
 
-def compose_items(
-    rows: Sequence[Delivery],
-    papers: Mapping[int, Paper],
-    filters: Sequence[Filter],
-    marks: FilterMarks | None,
-    scores: Scores | None = None,
-) -> Waiting:
-    """One item per paper, with the rows it settles (`Waiting`). `filters` are the chat's, in
-    /list order; a filter that matched and was removed since is named as such: the paper still
-    goes, as promised. Without `marks`, the items are not marked. With `scores` (the chat's
-    ranking), the best few with a positive score (the model thinks the chat likes them) say
-    why."""
-    return Waiting(rows, papers, filters, marks, scores)
-
-
 def _filter_ids(rows: Sequence[Delivery]) -> tuple[int, ...]:
     """The filters that matched a paper's rows, in id order."""
     return tuple(sorted({f for r in rows for f in r.filter_ids}))
@@ -203,7 +192,7 @@ class Outgoing:
     behind: list[Delivery] = field(default_factory=list)  # settled too, behind its "more" button
 
 
-Composed = Sequence[tuple[Item, list[Delivery]]]  # compose_items' answer
+Composed = Sequence[tuple[Item, list[Delivery]]]  # a Waiting, or items made beforehand
 
 
 def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Outgoing]:
@@ -255,30 +244,32 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
     on through them (`compose_page`) in the order of filters and matched words: the same at
     every press, whatever the chat rates meanwhile. Of a `Waiting`, only the items the page's
     groups need are made (`_first_page`)."""
-    groups, shown, rest, first = _first_page(items, layout.page)
+    if isinstance(items, Waiting):  # known without making the items
+        firsts, rows = items.first_filters, items.rows
+    else:
+        firsts, rows = [first_filter(item) for item, _ in items], [r for _, r in items]
+    groups = digest_groups(firsts)
+    shown, rest, first = _first_page(items, groups, layout.page)
     header = _header(title, len(items), groups, shown=len(shown))
     outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
-        outgoing[-1].behind = [row for i in rest for row in _rows(items, i)]
-        button = more_button(_rows(items, first)[0].id, len(shown) + 1, len(rest))
+        outgoing[-1].behind = [row for i in rest for row in rows[i]]
+        button = more_button(rows[first][0].id, len(shown) + 1, len(rest))
         outgoing[-1].buttons.append([button])
     return outgoing
 
 
-def _first_page(items: Composed, page: int) -> tuple[list[Group], list[int], list[int], int]:
-    """The digest's groups, and its order cut at its page: the papers shown, the rest (in
-    `digest_order`, but for groups wholly past the page, whose order nothing shows), and the
-    first of the rest as its pages list them (`digest_order` without the chat's scores).
+def _first_page(
+    items: Composed, groups: list[Group], page: int
+) -> tuple[list[int], list[int], int]:
+    """The digest's order cut at its page: the papers shown, the rest (in `digest_order`, but
+    for groups wholly past the page, whose order nothing shows), and the first of the rest as
+    its pages list them (`digest_order` without the chat's scores).
 
     A group is ordered, and so its items made, only when it holds part of the page or the first
     of the rest: ordering needs every paper's marks (title hits, matched words), and finding
     them is most of a digest's cost (bench/day.py, 1,000 chats: ~180 papers of a chat's ~590
     marked, and a digest composed in 34 ms instead of 55)."""
-    if isinstance(items, Waiting):
-        firsts = items.first_filters
-    else:
-        firsts = [first_filter(item) for item, _ in items]
-    groups = digest_groups(firsts)
     order: list[int] = []
     first = -1
     for _, members in groups:
@@ -288,12 +279,7 @@ def _first_page(items: Composed, page: int) -> tuple[list[Group], list[int], lis
             if behind and first < 0:
                 first = min(behind, key=lambda i: rank(items[i][0], by_score=False))
         order += members
-    return groups, order[:page], order[page:], first
-
-
-def _rows(items: Composed, index: int) -> list[Delivery]:
-    """A paper's rows, without making its item."""
-    return items.rows[index] if isinstance(items, Waiting) else items[index][1]
+    return order[:page], order[page:], first
 
 
 def compose_page(

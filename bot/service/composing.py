@@ -23,7 +23,6 @@ from bot.core.compose import (
     Scores,
     Waiting,
     compose_digest,
-    compose_items,
     digest_title,
     empty_digest_line,
 )
@@ -71,7 +70,7 @@ class Composer:
         """The rows' papers as the chat is sent them: why each matched, and where."""
         with self.database.session() as session:
             listed = self._read(session, chat_id, rows)
-        return compose_items(rows, self.papers, listed, self.marks)
+        return Waiting(rows, self.papers, listed, self.marks)
 
     def _read(self, session: Session, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
         """The rows' papers read into the round (when not yet), and the chat's filters."""
@@ -105,6 +104,6 @@ class Composer:
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
                 return Digest(line=empty_digest_line(arrived))
             listed = self._read(session, chat.id, rows)
-        items = compose_items(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
+        items = Waiting(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
         title = digest_title(now.date(), [paper.announced for paper in items.papers])
         return Digest(compose_digest(items, title, Layout.of(chat)))

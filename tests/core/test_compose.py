@@ -14,8 +14,8 @@ from bot.core.compose import (
     FilterMarks,
     Layout,
     Outgoing,
+    Waiting,
     compose_digest,
-    compose_items,
     digest_title,
     empty_digest_line,
     messages_with_rows,
@@ -50,7 +50,7 @@ def row(row_id: int, paper_id: int, *filter_ids: int, revision: int = 0) -> Deli
 
 
 def compose(rows: list[Delivery], filters: list[Filter]) -> list[tuple[Item, list[Delivery]]]:
-    return compose_items(rows, PAPERS, filters, FilterMarks(FilterRules().parse))
+    return Waiting(rows, PAPERS, filters, FilterMarks(FilterRules().parse))
 
 
 def test_one_item_per_paper_with_the_rows_it_settles() -> None:
@@ -192,7 +192,7 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
     marks = FilterMarks(FilterRules().parse)
     # ties of score are broken by the marks
     scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows} if ranked else None
-    marked = list(compose_items(rows, papers, filters, marks, scores))  # every item made
+    marked = list(Waiting(rows, papers, filters, marks, scores))  # every item made
     sources = {f.id: f.source for f in filters}
     for item, settled in marked:  # each filter's marks, merged
         each = [marks.of(sources[f], item.paper) for r in settled for f in r.filter_ids]
@@ -200,7 +200,7 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
     order = digest_order([item for item, _ in marked])  # every paper marked and ordered
     for page in range(1, len(papers) + 1):  # the page ends inside groups and between them
         layout = Layout(page=page)
-        waiting = compose_items(rows, papers, filters, marks, scores)
+        waiting = Waiting(rows, papers, filters, marks, scores)
         lazily = compose_digest(waiting, "Your digest", layout)
         assert lazily == compose_digest(marked, "Your digest", layout)
         needed: list[int] = []  # the groups that hold part of the page or the rest's first
