@@ -165,7 +165,10 @@ def title_topics(titles: Sequence[str]) -> list[str]:
             {f"{a} {b}" for a, b in zip(words, words[1:], strict=False)
              if a not in STOPWORDS and b not in STOPWORDS and len(b) > 2}
         )  # fmt: skip
-    return [topic for topic, n in counts.most_common() if n >= 2]
+    # ties in alphabetical order: a set's order follows string hashing, which differs between
+    # processes, and would deal the same seed a different population each run
+    ranked = sorted(counts.items(), key=lambda counted: (-counted[1], counted[0]))
+    return [topic for topic, n in ranked if n >= 2]
 
 
 class FilterMaker:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import overload
+from typing import Protocol, overload
 
 from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
@@ -22,6 +22,7 @@ from bot.core.highlight import (
     Marked,
     highlights,
     marked_leaves,
+    occurs,
 )
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node
@@ -30,6 +31,7 @@ from bot.core.render import (
     Item,
     MatchedFilter,
     Message,
+    Rank,
     digest_groups,
     digest_order,
     first_filter,
@@ -37,6 +39,7 @@ from bot.core.render import (
     fit,
     plural,
     rank,
+    rank_of,
     render_alert,
     render_digest,
 )
@@ -74,6 +77,17 @@ class FilterMarks:
         """Several filters' words, to mark a paper with all of them at once (`in_paper`)."""
         return tuple(leaf for source in sources for leaf in self._marked(source))
 
+    def in_title(self, leaves: tuple[Marked, ...], paper: Paper) -> bool:
+        """Whether `in_paper` would mark the title: a dictionary lookup a word, no spans."""
+        title = paper.title
+        analysed = None
+        for leaf in leaves:
+            if "title" in leaf.fields:
+                analysed = analysed or self._analyse(title)
+                if occurs(leaf, title, analysed):
+                    return True
+        return False
+
     def in_paper(self, leaves: tuple[Marked, ...], paper: Paper) -> list[Highlight]:
         """Several filters' marks in a paper, merged: the same as `merge_highlights` of each
         one's, in one pass over their words."""
@@ -94,11 +108,11 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
     marked. With `scores` (the chat's ranking), the best few with a positive score (the model
     thinks the chat likes them) say why.
 
-    A digest lists ~590 papers a chat and shows 30: it groups them by `first_filters`, known
-    without their items, and makes only the items of the groups its page needs
-    (`compose_digest`): ~180 of them. Making (unmarked) the ~410 items a digest does not show
-    cost as much as marking those it does (bench/day.py's population, 1,500 chats: 7.4-7.9 ms
-    a digest with every item made, 6.0-6.2 without)."""
+    A digest lists ~590 papers a chat and shows 30: it groups them by `first_filters` and
+    ranks them (`rank`) without their items, and makes only the items it shows
+    (`compose_digest`). Making (unmarked) the items a digest does not show cost as much as
+    marking those it does (bench/day.py's population, 1,500 chats: 7.4-7.9 ms a digest with
+    every item made, 6.0-6.2 without)."""
 
     def __init__(
         self,
@@ -123,6 +137,7 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
         self._matched = [self._matched_by(settled) for settled in self.rows]
         self.first_filters = [matched.first for matched in self._matched]
         self._made: list[Item | None] = [None] * len(self.rows)
+        self._in_title: list[bool | None] = [None] * len(self.rows)
         best = sorted((s[0] for s in self._scores.values() if s[0] > 0), reverse=True)
         self._bar = best[:TOP_MARKED][-1] if best else float("inf")
 
@@ -140,6 +155,17 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def rank(self, index: int, *, by_score: bool = True) -> Rank:
+        """`rank` of the item at `index`, without making it."""
+        matched = self._matched[index]
+        title = self._in_title[index]
+        if title is None:
+            title = self._in_title[index] = bool(
+                self._marks and self._marks.in_title(matched.leaves, self.papers[index])
+            )
+        score = self._scores.get(self.rows[index][0].paper_id) if by_score else None
+        return rank_of(score[0] if score else None, title, len(matched.named))
 
     @overload
     def __getitem__(self, index: int) -> tuple[Item, list[Delivery]]: ...
@@ -244,12 +270,17 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
     on through them (`compose_page`) in the order of filters and matched words: the same at
     every press, whatever the chat rates meanwhile. Of a `Waiting`, only the items the page's
     groups need are made (`_first_page`)."""
+    ranked: Ranked
     if isinstance(items, Waiting):  # known without making the items
-        firsts, rows = items.first_filters, items.rows
+        firsts, rows, ranked = items.first_filters, items.rows, items.rank
     else:
         firsts, rows = [first_filter(item) for item, _ in items], [r for _, r in items]
+
+        def ranked(index: int, *, by_score: bool = True) -> Rank:
+            return rank(items[index][0], by_score=by_score)
+
     groups = digest_groups(firsts)
-    shown, rest, first = _first_page(items, groups, layout.page)
+    shown, rest, first = _first_page(groups, layout.page, ranked)
     header = _header(title, len(items), groups, shown=len(shown))
     outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
@@ -259,25 +290,27 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
     return outgoing
 
 
-def _first_page(
-    items: Composed, groups: list[Group], page: int
-) -> tuple[list[int], list[int], int]:
+class Ranked(Protocol):
+    def __call__(self, index: int, *, by_score: bool = True) -> Rank: ...
+
+
+def _first_page(groups: list[Group], page: int, ranked: Ranked) -> tuple[list[int], list[int], int]:
     """The digest's order cut at its page: the papers shown, the rest (in `digest_order`, but
     for groups wholly past the page, whose order nothing shows), and the first of the rest as
-    its pages list them (`digest_order` without the chat's scores).
+    its pages list them (`digest_order` without the chat's scores). `ranked`: an item's
+    `rank`, by its index.
 
-    A group is ordered, and so its items made, only when it holds part of the page or the first
-    of the rest: ordering needs every paper's marks (title hits, matched words), and finding
-    them is most of a digest's cost (bench/day.py, 1,000 chats: ~180 papers of a chat's ~590
-    marked, and a digest composed in 34 ms instead of 55)."""
+    Only the groups that hold part of the page, or the rest's first paper, are ranked; of a
+    `Waiting`, only the items shown are made (marked), as ranking needs no marks but whether
+    the title has one (`Waiting.rank`): ~30 papers of a chat's ~590."""
     order: list[int] = []
     first = -1
     for _, members in groups:
         if len(order) <= page:  # the group holds part of the page, or the rest's first paper
-            members = sorted(members, key=lambda i: rank(items[i][0]))
+            members = sorted(members, key=ranked)
             behind = members[page - len(order) :]
             if behind and first < 0:
-                first = min(behind, key=lambda i: rank(items[i][0], by_score=False))
+                first = min(behind, key=lambda i: ranked(i, by_score=False))
         order += members
     return order[:page], order[page:], first
 

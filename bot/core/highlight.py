@@ -77,6 +77,15 @@ def highlights(
     return found
 
 
+def occurs(leaf: Marked, text: str, analysed: Analysed) -> bool:
+    """Whether a word, phrase or prefix of a filter occurs in the (analysed) text."""
+    if isinstance(leaf, Word):
+        return leaf.term in analysed.at
+    if isinstance(leaf, Prefix):
+        return bool(analysed.starting(leaf.prefix))
+    return bool(leaf_spans(leaf, text, analysed))
+
+
 def leaf_spans(leaf: Marked, text: str, analysed: Analysed) -> list[tuple[int, int]]:
     """Where a word, phrase or prefix of a filter occurs in the (analysed) text."""
     words, terms = analysed.tokens, analysed.terms

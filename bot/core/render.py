@@ -246,11 +246,22 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def rank(item: Item, *, by_score: bool = True) -> tuple[float, bool, int]:
+Rank = tuple[float, bool, int]  # sorts best first
+
+
+def rank(item: Item, *, by_score: bool = True) -> Rank:
     """Best first: the chat's score (when ranked, and `by_score`), a hit in the title, then more
-    matched words."""
-    score = -item.score if item.score is not None and by_score else 0.0
-    return (score, not any(m.field == "title" for m in item.marks), -len(item.marks))
+    of the chat's filters matched (`rank_of`)."""
+    title = any(m.field == "title" for m in item.marks)
+    return rank_of(item.score if by_score else None, title, len(item.filters))
+
+
+def rank_of(score: float | None, in_title: bool, filters: int) -> Rank:
+    """A paper's place in its digest group from what is known before its abstract is marked:
+    a digest ranks the ~180 papers of the groups that hold its page and shows 30, and ranking
+    by the matched words' count, which needs every abstract marked, made a digest cost 7.6 ms
+    against 6.0 (bench/day.py's population, 1,500 chats)."""
+    return (-score if score is not None else 0.0, not in_title, -filters)
 
 
 def render_entry(
@@ -300,9 +311,9 @@ def first_of(filters: Sequence[MatchedFilter]) -> MatchedFilter | None:
 def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
     """The digest's order, as indices into `items`: papers grouped by filter (`digest_groups`),
     best first within a group: by the chat's ranking when it has one (and `by_score`), else
-    title hits first, then more matched words. Ranked within the groups, not across them, so
-    the groups keep their meaning and a broad filter can't push a narrow one's papers off the
-    page. Any subset of the items keeps its relative order."""
+    title hits first, then papers more of the chat's filters matched (`rank`). Ranked within
+    the groups, not across them, so the groups keep their meaning and a broad filter can't push
+    a narrow one's papers off the page. Any subset of the items keeps its relative order."""
     return [
         i
         for _, members in digest_groups([first_filter(item) for item in items])

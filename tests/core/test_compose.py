@@ -27,9 +27,8 @@ from bot.core.render import (
     Item,
     MatchedFilter,
     Message,
-    digest_groups,
     digest_order,
-    first_filter,
+    rank,
 )
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -198,17 +197,19 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
         each = [marks.of(sources[f], item.paper) for r in settled for f in r.filter_ids]
         assert item.marks == merge_highlights(h for found in each for h in found)
     order = digest_order([item for item, _ in marked])  # every paper marked and ordered
+    unmade = Waiting(rows, papers, filters, marks, scores)  # ranked as its items would be
+    for by_score in (True, False):
+        assert [unmade.rank(i, by_score=by_score) for i in range(len(rows))] == [
+            rank(item, by_score=by_score) for item, _ in marked
+        ]
+    assert not any(unmade._made)
     for page in range(1, len(papers) + 1):  # the page ends inside groups and between them
         layout = Layout(page=page)
         waiting = Waiting(rows, papers, filters, marks, scores)
         lazily = compose_digest(waiting, "Your digest", layout)
         assert lazily == compose_digest(marked, "Your digest", layout)
-        needed: list[int] = []  # the groups that hold part of the page or the rest's first
-        for _, members in digest_groups([first_filter(item) for item, _ in marked]):
-            if len(needed) <= page:
-                needed += members
-        assert [i for i, item in enumerate(waiting._made) if item] == sorted(needed)
         shown, rest = order[:page], order[page:]
+        assert [i for i, item in enumerate(waiting._made) if item] == sorted(shown)
         assert [r for m in lazily for r in m.rows] == [r for i in shown for r in marked[i][1]]
         if not rest:
             continue

@@ -131,13 +131,14 @@ def test_a_digest_groups_by_filter_best_first_with_a_count() -> None:
     other = Item(paper(title="Other"), [], [MatchedFilter(2, "b"), MatchedFilter(1, "a")])
     later = Item(paper(title="Later"), [], [MatchedFilter(2, "b")])
     batch = [abstract_hit, title_hit, other, later]
-    assert digest_order(batch) == [1, 0, 2, 3]
+    # under filter 1: the title hit, then the paper both filters matched
+    assert digest_order(batch) == [1, 2, 0, 3]
     assert digest_order([later, title_hit]) == [1, 0]  # a subset keeps its relative order
     [message] = render_digest([batch[i] for i in digest_order(batch)], "<b>Your digest</b>")
     text = message.text
     assert text.startswith("<b>Your digest</b>\n\n<b>a (filter 1)</b>: 3 papers")
     order = [text.index(t) for t in ("<b>a (filter 1)</b>: 3 papers", "<u>Title</u> hit",
-                                     "Abstract hit", "Other", "<b>b (filter 2)</b>: 1 paper",
+                                     "Other", "Abstract hit", "<b>b (filter 2)</b>: 1 paper",
                                      "Later")]  # fmt: skip
     assert order == sorted(order)
 

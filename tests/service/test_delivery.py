@@ -348,9 +348,7 @@ async def test_a_long_digest_pages_and_every_paper_is_one_button_away(
         row_id, number = (int(part) for part in more.split(":")[1:])
         assert await post.postman.send_page(post.chat(KV_CHAT), row_id, number)
         page = post.transport.sent
-        header = (
-            rf"<b>Your digest: the 22 Oct 2026 announcement</b>, continued: papers? {shown + 1}\b"
-        )
+        header = rf"<b>Your digest[^<]*</b>, continued: papers? {shown + 1}\b"
         assert re.match(header, page[0].text)
         listed = [n for m in page for n in numbers(m.text)]
         assert listed == list(range(shown + 1, shown + 1 + len(listed)))
