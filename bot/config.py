@@ -176,6 +176,9 @@ class FilterSettings(Section):
 class MemorySettings(Section):
     settle_after: int = Field(default=10_000, ge=0)  # filters gained before settling; 0: never
     huge_pages: bool = True  # settling also moves the heap to transparent huge pages (Linux)
+    # objects made (and not yet freed) before the cycle collector looks at the young ones;
+    # Python's own is 700; 0 keeps it (bot/runtime.py, MemoryPolicy)
+    young_collection: int = Field(default=10_000, ge=0)
 
 
 class Settings(BaseSettings):

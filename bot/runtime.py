@@ -42,11 +42,16 @@ class MemoryPolicy:
     start, or over time), its objects are frozen out of the garbage collector's walks
     (`gc.freeze`: a full collection otherwise walks every one of a million filters' objects)
     and, where the setting allows, the heap is moved to transparent huge pages (bot/memory.py:
-    matching a million filters ~20% faster, bench/match.py --no-huge-pages to compare)."""
+    matching a million filters ~20% faster, bench/match.py --no-huge-pages to compare). The
+    collector's young collections wait for `young_collection` objects
+    (`memory.young_collection`)."""
 
     settings: MemorySettings
     settled_at: int = 0  # the index's size when last settled
     settlements: int = 0
+
+    def __post_init__(self) -> None:
+        memory.young_collection(self.settings.young_collection)
 
     def after_planning(self, indexed: int) -> bool:
         """Called with the index's size after each planning; True when it settled now."""

@@ -99,6 +99,25 @@ def test_settling_follows_growth(settle_after: int, sizes: list[int], settlement
     assert policy.settlements == settlements
 
 
+@pytest.fixture
+def collector_thresholds() -> Iterator[None]:
+    before = gc.get_threshold()
+    yield
+    gc.set_threshold(*before)
+
+
+@pytest.mark.usefixtures("collector_thresholds")
+def test_the_runtime_sets_the_young_collection_from_its_settings(database: Database) -> None:
+    gc.set_threshold(700, 10, 10)
+    settings = Settings(memory=MemorySettings(young_collection=12_345))
+    Runtime.build(settings, database, SilentTransport("nothing to send"))
+    assert gc.get_threshold() == (12_345, 10, 10)  # the older generations' as they were
+    Runtime.build(Settings(memory=MemorySettings(young_collection=0)), database,
+                  SilentTransport("nothing to send"))  # fmt: skip
+    assert gc.get_threshold() == (12_345, 10, 10)  # 0: left as it is
+    assert Settings().memory.young_collection == 10_000
+
+
 async def test_a_job_that_meets_the_database_out_of_reach_is_counted(clock: Clock) -> None:
     """PostgreSQL where nothing listens: the scan job fails with one line in the log, and the
     operator's metrics count it (the next run tries again)."""
