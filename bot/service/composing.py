@@ -13,8 +13,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlmodel import Session
-
 from bot.core.chat import Chat, Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
@@ -68,17 +66,18 @@ class Composer:
 
     def items(self, chat_id: int, rows: Sequence[Delivery]) -> Waiting:
         """The rows' papers as the chat is sent them: why each matched, and where."""
-        with self.database.session() as session:
-            listed = self._read(session, chat_id, rows)
-        return Waiting(rows, self.papers, listed, self.marks)
+        return Waiting(rows, self.papers, self._read(chat_id, rows), self.marks)
 
-    def _read(self, session: Session, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
-        """The rows' papers read into the round (when not yet), and the chat's filters."""
-        missing = {r.paper_id for r in rows} - self.papers.keys()
-        self.papers.update(papers.get_papers(session, paper_ids=missing))
+    def _read(self, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
+        """The chat's filters, and the rows' papers read into the round: from the database only
+        what the round does not hold yet."""
         listed = self.filters.get(chat_id)
-        if listed is None:
-            listed = chats.chat_filters(session, chat_id=chat_id)
+        missing = {r.paper_id for r in rows} - self.papers.keys()
+        if listed is None or missing:
+            with self.database.session() as session:
+                self.papers.update(papers.get_papers(session, paper_ids=missing))
+                if listed is None:
+                    listed = chats.chat_filters(session, chat_id=chat_id)
         return listed
 
     def scores(self, chat_id: int, rows: Sequence[Delivery]) -> Scores | None:
@@ -96,14 +95,15 @@ class Composer:
             return self._digest(chat, now)
 
     def _digest(self, chat: Chat, now: datetime) -> Digest:
-        with self.database.session() as session:
-            rows = deliveries.unfinished_deliveries(session, chat_id=chat.id)
-            if not rows:
+        with self.database.reading() as connection:
+            rows = deliveries.unfinished_deliveries(connection, chat_id=chat.id)
+        if not rows:
+            with self.database.session() as session:
                 if not chats.chat_filters(session, chat_id=chat.id):
                     return Digest()
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
-                return Digest(line=empty_digest_line(arrived))
-            listed = self._read(session, chat.id, rows)
+            return Digest(line=empty_digest_line(arrived))
+        listed = self._read(chat.id, rows)
         items = Waiting(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
         title = digest_title(now.date(), [paper.announced for paper in items.papers])
         return Digest(compose_digest(items, title, Layout.of(chat)))

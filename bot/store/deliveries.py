@@ -314,13 +314,16 @@ def chats_waiting(session: Session, *, modes: Sequence[str]) -> list[int]:
 
 
 def unfinished_deliveries(
-    session: Session, *, chat_id: int | None = None, modes: Sequence[str] | None = None
+    session: Session | Connection,
+    *,
+    chat_id: int | None = None,
+    modes: Sequence[str] | None = None,
 ) -> list[Delivery]:
     """Pending and sending rows (sending: in flight when the bot stopped) of active, unpaused
     chats, oldest first; for one chat or for chats in the given modes."""
     if modes is not None and not modes:
         return []
-    connection = session.connection()
+    connection = session.connection() if isinstance(session, Session) else session
     dialect = connection.dialect
     query = _compiled_unfinished(dialect, chat_id is not None, tuple(modes) if modes else None)
     cursor = _driver_cursor(connection)

@@ -168,6 +168,37 @@ def test_hot_path_connection_is_kept_and_recovers(any_database: Database) -> Non
         assert fresh.exec_driver_sql("SELECT 1").scalar() == 1
 
 
+def test_a_read_takes_the_kept_connection_outside_any_transaction(any_database: Database) -> None:
+    """`Database.reading()` (a digest's rows) runs its statement on the thread's kept connection
+    in autocommit, no BEGIN or COMMIT around it; the connection's transactions after it are
+    transactions again (a failure rolls back); one whose server side went away fails once."""
+    postgres = any_database.engine.dialect.name == "postgresql"
+    with any_database.reading() as read:
+        if postgres:  # the statement is its own transaction: no BEGIN before it
+            alone = (
+                "SELECT xact_start = query_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+            )
+            assert read.exec_driver_sql(alone).scalar() is True
+        else:
+            read.exec_driver_sql("SELECT count(*) FROM paper").scalar()
+            assert not read.connection.driver_connection.in_transaction  # type: ignore[union-attr]
+    with pytest.raises(ZeroDivisionError), any_database.connection() as kept:
+        assert kept is read
+        kept.exec_driver_sql("UPDATE paper SET title = 'x'")
+        raise ZeroDivisionError
+    with any_database.reading() as again:
+        assert again.exec_driver_sql("SELECT count(*) FROM paper WHERE title = 'x'").scalar() == 0
+        pid = again.exec_driver_sql("SELECT pg_backend_pid()").scalar() if postgres else 0
+    if postgres:
+        with any_database.engine.connect() as other:
+            other.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})")  # type: ignore[arg-type]
+            other.commit()
+        with pytest.raises(DBAPIError), any_database.reading() as dead:
+            dead.exec_driver_sql("SELECT 1")
+    with any_database.reading() as fresh:
+        assert fresh.exec_driver_sql("SELECT 1").scalar() == 1
+
+
 async def test_a_write_outlasts_a_connection_that_went_away(
     any_database: Database, caplog: pytest.LogCaptureFixture
 ) -> None:
