@@ -267,9 +267,9 @@ class Layout:
 def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
     """A digest as it goes out: its first page of papers (the chat's best first, when ranked);
     the papers past it settle with the last message, behind its "N more" button, which pages
-    on through them (`compose_page`) in the order of filters and matched words: the same at
-    every press, whatever the chat rates meanwhile. Of a `Waiting`, only the items the page's
-    groups need are made (`_first_page`)."""
+    on through them (`compose_page`) in the order of filters and title hits: the same at every
+    press, whatever the chat rates meanwhile. Of a `Waiting`, only the items shown are made
+    (`_first_page`)."""
     ranked: Ranked
     if isinstance(items, Waiting):  # known without making the items
         firsts, rows, ranked = items.first_filters, items.rows, items.rank
