@@ -64,12 +64,11 @@ from sqlalchemy import text  # noqa: E402
 
 from bench.digest import read_day  # noqa: E402
 from bench.match import STOPWORDS, calibration_seconds, peak_rss_mb  # noqa: E402
-from bot import memory  # noqa: E402
 from bot.commands import Caller, handle_text  # noqa: E402
 from bot.config import DatabaseSettings, MemorySettings, Settings  # noqa: E402
 from bot.core.paper import Paper  # noqa: E402
 from bot.core.query import FilterRules, InvalidQuery, canonical  # noqa: E402
-from bot.runtime import Runtime  # noqa: E402
+from bot.runtime import MemoryPolicy, Runtime  # noqa: E402
 from bot.service import ingest  # noqa: E402
 from bot.service.composing import Composer  # noqa: E402
 from bot.store import Database, chats, deliveries, papers  # noqa: E402
@@ -334,7 +333,7 @@ def compose_in_process(url: str, chat_ids: Sequence[int], limit: float) -> Compo
     """`compose_all` in a process of its own, as a `paperbot worker` composes the chats it
     claimed: its own connection pool, papers and filters read for its own round."""
     database = Database.open(url, sqlite_cache_mb=DatabaseSettings().sqlite_cache_mb)
-    memory.young_collection(MemorySettings().young_collection)  # as Runtime sets it in a worker
+    MemoryPolicy(MemorySettings())  # the collector as a worker's Runtime sets it
     try:
         composed = compose_all(database, FilterRules(), chat_ids, limit)
     finally:

@@ -272,17 +272,8 @@ class Database:
         that follow each other within KEEP_SECONDS in the same thread: a checkout from the pool
         (and, for PostgreSQL, its ping) costs more than such an update. One idle longer goes back
         to the pool, and a fresh, pinged one is taken."""
-        held = self._held_connection()
-        try:
-            with held.connection.begin():
-                yield held.connection
-        except BaseException as error:
-            if _out_of_reach(error) is not None and not held.connection.invalidated:
-                held.connection.invalidate()  # broken: dropped, not reset for the pool
-            held.connection.close()  # after a failure, start again from the pool
-            self._held.value = None
-            raise
-        held.used = time.monotonic()
+        with self._kept() as connection, connection.begin():
+            yield connection
 
     @contextmanager
     def reading(self) -> Iterator[Connection]:
@@ -292,24 +283,17 @@ class Database:
         ping, BEGIN, the statement, COMMIT). A digest round reads each chat's rows so: 3.1-3.3
         ms a chat's rows through a session, 2.2-2.4 so (600 chats of bench/day.py's ledger),
         and composing 2,000 digests 7.8-8.2 -> 6.7-6.9 ms each (runs alternating)."""
-        held = self._held_connection()
-        connection = held.connection
-        default = connection.default_isolation_level
-        try:
+        with self._kept() as connection:
+            default = connection.default_isolation_level
             connection.execution_options(isolation_level="AUTOCOMMIT")
             yield connection
             connection.commit()  # ends SQLAlchemy's own idea of a transaction; nothing is sent
             connection.execution_options(isolation_level=default)
-        except BaseException as error:
-            if _out_of_reach(error) is not None and not connection.invalidated:
-                connection.invalidate()
-            connection.close()
-            self._held.value = None
-            raise
-        held.used = time.monotonic()
 
-    def _held_connection(self) -> _Held:
-        """The thread's kept connection, out of any transaction (see `connection`)."""
+    @contextmanager
+    def _kept(self) -> Iterator[Connection]:
+        """The thread's kept connection (see `connection`), out of any transaction; after a
+        failure it goes (a broken one dropped, not reset for the pool) and the next is fresh."""
         held: _Held | None = getattr(self._held, "value", None)
         now = time.monotonic()
         if held is not None and (now - held.used > KEEP_SECONDS or held.connection.invalidated):
@@ -319,7 +303,15 @@ class Database:
             held = self._held.value = _Held(self.engine.connect(), now)
         elif held.connection.in_transaction():  # used outside a `with` since: start clean
             held.connection.rollback()
-        return held
+        try:
+            yield held.connection
+        except BaseException as error:
+            if _out_of_reach(error) is not None and not held.connection.invalidated:
+                held.connection.invalidate()
+            held.connection.close()
+            self._held.value = None
+            raise
+        held.used = time.monotonic()
 
     async def write(self, work: Callable[[Connection], object]) -> None:
         """`work` in one transaction (see `connection`), tried again on a fresh connection while

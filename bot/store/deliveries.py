@@ -314,7 +314,7 @@ def chats_waiting(session: Session, *, modes: Sequence[str]) -> list[int]:
 
 
 def unfinished_deliveries(
-    session: Session | Connection,
+    source: Session | Connection,
     *,
     chat_id: int | None = None,
     modes: Sequence[str] | None = None,
@@ -323,7 +323,7 @@ def unfinished_deliveries(
     chats, oldest first; for one chat or for chats in the given modes."""
     if modes is not None and not modes:
         return []
-    connection = session.connection() if isinstance(session, Session) else session
+    connection = source.connection() if isinstance(source, Session) else source
     dialect = connection.dialect
     query = _compiled_unfinished(dialect, chat_id is not None, tuple(modes) if modes else None)
     cursor = _driver_cursor(connection)
