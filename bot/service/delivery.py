@@ -112,7 +112,7 @@ class Postman:
     def resume(self) -> int:
         """On start: rows left `sending` by a crash go back to pending (at-least-once), except
         those of chats another live process holds now (SQLite serves one process: whatever
-        claims a crashed run left are void)."""
+        claims and heartbeats a crashed run left are void)."""
         with self.database.session() as session:
             if not self.database.shared:
                 leases.release_all(session)

@@ -117,7 +117,7 @@ def chat_status(database: Database, chat: Chat) -> ChatStatus:
         return ChatStatus(
             chat=chat,
             filters=len(chats.chat_filters(session, chat_id=chat.id)),
-            waiting=deliveries.unfinished(deliveries.count_deliveries(session, chat_id=chat.id)),
+            waiting=deliveries.count_waiting(session, chat_id=chat.id),
             arrived_since_digest=papers.count_papers_since(session, since=chat.last_digest_at),
             last_listing=LastListing(last.path.rsplit("/", 1)[-1], last.seen_at, last.announced)
             if last
@@ -128,4 +128,4 @@ def chat_status(database: Database, chat: Chat) -> ChatStatus:
 def waiting(database: Database, chat_id: int) -> int:
     """How many ledger rows of the chat still wait to go out."""
     with database.session() as session:
-        return deliveries.unfinished(deliveries.count_deliveries(session, chat_id=chat_id))
+        return deliveries.count_waiting(session, chat_id=chat_id)

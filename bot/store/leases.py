@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, and_, delete, or_, update
 from sqlmodel import Session, col, func, select
 
-from bot.store.tables import ChatTable, DeliveryTable, ProcessTable
+from bot.store.tables import WAITING, ChatTable, DeliveryTable, ProcessTable
 
 
 def _free(holder: str, now: datetime):  # type: ignore[no-untyped-def]
@@ -61,7 +61,9 @@ def claim_chats(
         connection.execute(
             update(DeliveryTable)
             .where(
-                col(DeliveryTable.chat_id).in_(taken_over), col(DeliveryTable.status) == "sending"
+                col(DeliveryTable.chat_id).in_(taken_over),
+                WAITING,  # through the index of waiting rows
+                col(DeliveryTable.status) == "sending",
             )
             .values(status="pending")
         )
@@ -99,15 +101,22 @@ def reset_unclaimed_sending(session: Session, *, now: datetime) -> int:
     held = select(ChatTable.id).where(col(ChatTable.busy_until) >= now)
     statement = (
         update(DeliveryTable)
-        .where(col(DeliveryTable.status) == "sending", col(DeliveryTable.chat_id).not_in(held))
+        .where(
+            WAITING,  # through the index of waiting rows
+            col(DeliveryTable.status) == "sending",
+            col(DeliveryTable.chat_id).not_in(held),
+        )
         .values(status="pending")
     )
     return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
 
 
 def release_all(session: Session) -> None:
-    """Every chat's claim void (one process on SQLite: claims of a crashed run mean nothing)."""
+    """Every chat's claim void and every heartbeat forgotten (one process on SQLite: claims and
+    heartbeats of a crashed run mean nothing; counted alive, its heartbeat halved the restarted
+    run's rate for 30 s)."""
     session.execute(update(ChatTable).values(busy_by=None, busy_until=None))
+    session.execute(delete(ProcessTable))
 
 
 def heartbeat(session: Session, *, process_id: str, kind: str, now: datetime) -> None:

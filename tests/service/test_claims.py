@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from bot.core.query import FilterRules
 from bot.sender import Limits, Sender
-from bot.service import ingest
+from bot.service import ingest, processes
 from bot.service.delivery import LEASE, Postman
 from bot.service.planning import Planner
 from bot.store import Database, chats, deliveries, leases
@@ -80,6 +80,20 @@ async def test_a_killed_process_leaves_its_chats_after_the_lease(
     report = await survivor.deliver_instant()
     assert report.sent == 8 * 37 and set(carried.chats()) == set(CHATS)
     assert len(sent_rows(any_database)) == 8 * 37  # the three in flight went too
+
+
+def test_a_restart_on_sqlite_forgets_the_killed_runs_heartbeat(
+    any_database: Database, clock: Clock
+) -> None:
+    """SQLite serves one process: a run killed a moment ago is not alive beside the one that
+    starts, whose rate would be halved for 30 s if it were counted. PostgreSQL may serve
+    others: there a heartbeat counts until it is ALIVE_WITHIN old."""
+    processes.heartbeat(any_database, process_id="killed", kind="paperbot", now=clock())
+    clock.advance(seconds=2)
+    restarted, _ = process(any_database, clock, "restarted")
+    restarted.resume()
+    live = processes.heartbeat(any_database, process_id="restarted", kind="paperbot", now=clock())
+    assert live == (2 if any_database.shared else 1)
 
 
 async def test_a_claim_is_released_after_the_round_and_renewed_while_held(

@@ -187,8 +187,10 @@ def test_count_deliveries_by_status(any_database: Database) -> None:
             "pending": 1, "sending": 1, "sent": 1,
         }  # fmt: skip
         assert deliveries.count_deliveries(session, chat_id=3) == {}
+        assert [deliveries.count_waiting(session, chat_id=c) for c in (1, 2, 3)] == [2, 1, 0]
         assert deliveries.fail_chat_deliveries(session, chat_id=1, reason="blocked") == 2
         assert deliveries.count_deliveries(session, chat_id=1) == {"sent": 1, "failed": 2}
+        assert deliveries.count_waiting(session, chat_id=1) == 0
 
 
 @pytest.mark.parametrize(
@@ -209,8 +211,9 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
     any_database: Database,
 ) -> None:
     """After a batch of ANALYZE_AFTER rows PostgreSQL knows the ledger's size at once (without
-    it, a chat's waiting rows were read through the status index: 210 ms a digest at 10,000
-    chats instead of 0.5); a chat's rows are then read through its own index."""
+    it, a chat's waiting rows were read through an index of every row's status: 210 ms a
+    digest at 10,000 chats instead of 0.5); a chat's rows are then read through the index of
+    waiting rows by chat."""
     if not any_database.shared:
         pytest.skip("PostgreSQL's planner statistics")
     chat_count, per_chat = 50, deliveries.ANALYZE_AFTER // 50
@@ -235,7 +238,38 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
             )
         )
     assert counted is not None and counted > deliveries.ANALYZE_AFTER / 2  # -1: never analysed
-    assert "ix_delivery_status" not in plan, plan
+    assert "ix_delivery_waiting" in plan, plan
+
+
+def test_waiting_rows_are_found_through_their_index(tmp_path: Path) -> None:
+    """The delivery rounds' questions (which chats have rows waiting, a chat's waiting rows and
+    their number) are answered through the partial index of waiting rows: SQLite uses it only
+    when a query repeats its condition word for word, so a query written otherwise would read
+    every row of the ledger's history. (PostgreSQL's: the test of a big batch above.)"""
+    sqlite_database = _open("sqlite", tmp_path)
+    with sqlite_database.session() as session:
+        a, b, c = setup_chats(session)
+        rows = [(1, p, 0, [1]) for p in (a, b, c)] + [(2, a, 0, [2])]
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
+    questions = [
+        lambda session: deliveries.chats_waiting(session, modes=["instant"]),
+        lambda session: deliveries.unfinished_deliveries(session, chat_id=1),
+        lambda session: deliveries.unfinished_deliveries(session, modes=["instant"]),
+        lambda session: deliveries.count_waiting(session, chat_id=1),
+    ]
+    for question in questions:
+        with sqlite_database.session() as session:
+            driver = session.connection().connection.driver_connection
+            asked: list[str] = []  # as run, the parameters' values written in
+            driver.set_trace_callback(asked.append)
+            try:
+                question(session)
+            finally:
+                driver.set_trace_callback(None)
+            [sql] = [statement for statement in asked if "FROM delivery" in statement]
+            plan = str(driver.execute("EXPLAIN QUERY PLAN " + sql).fetchall())
+        assert "ix_delivery_waiting" in plan, (sql, plan)
+    sqlite_database.close()
 
 
 def test_rows_of_a_chat_or_paper_not_stored_are_refused_whole(any_database: Database) -> None:
