@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from bot import memory
@@ -22,7 +22,7 @@ from bot.embedding import load_embedding
 from bot.feeds import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
-from bot.service import Clock, ingest, processes, utc_now
+from bot.service import Clock, ingest, processes, retention, utc_now
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport
 from bot.service.planning import Planner, PlanReport
@@ -66,6 +66,9 @@ class MemoryPolicy:
         return True
 
 
+PRUNE_EVERY = timedelta(hours=1)
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -80,6 +83,7 @@ class Runtime:
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
     delivering: bool = False  # a delivery round is under way
+    pruned_at: datetime | None = None  # when the ledger was last pruned to the end
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
 
     def __post_init__(self) -> None:
@@ -164,10 +168,25 @@ class Runtime:
             # at the first scan after a start (a real week 1.7 s, a busy one 8 s, which the
             # first /preview waited for), then taking in each new listing (~3 ms when none came)
             self.recent.index()
+            self.prune_when_due()
         self.metrics.job_succeeded("scan", self.clock())
         if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
+
+    def prune_when_due(self) -> int:
+        """The ledger's rows settled more than `delivery.keep_days` ago, deleted (the inbox job,
+        one process at a time): at its first run after a start, then hourly; how many."""
+        keep_days, now = self.settings.delivery.keep_days, self.clock()
+        if not keep_days or (self.pruned_at is not None and now < self.pruned_at + PRUNE_EVERY):
+            return 0
+        keep = timedelta(days=keep_days)
+        deleted, done = retention.prune_ledger(self.database, keep=keep, now=now)
+        if done:
+            self.pruned_at = now
+        if deleted:
+            log.info("ledger: %d rows settled more than %d days ago deleted", deleted, keep_days)
+        return deleted
 
     def poll_feeds_when_due(self) -> IngestReport:
         """The feeds whose next poll has come: every `feeds.poll_seconds`, put off further for

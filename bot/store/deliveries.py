@@ -21,6 +21,7 @@ from bot.store.database import id_chunks
 from bot.store.tables import WAITING, ChatTable, DeliveryTable, PaperTable
 
 PENDING = "pending"  # a new row's status
+SETTLED = ("sent", "failed")  # rows that will not go out again
 # PostgreSQL: after a batch adds this many rows, the ledger's statistics are taken again at once
 # (ANALYZE samples 30,000 rows: half a second at 6 million) rather than when autovacuum comes
 # by. Until then the planner took the ledger for as small as before: with an index of every
@@ -458,6 +459,39 @@ def delete_deliveries(
         )
         deleted += int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
     return deleted
+
+
+def settled_ids(session: Session) -> tuple[int, int] | None:
+    """The lowest id of a row sent or failed (read in id order up to the first such row) and
+    the ledger's highest id; None when no row is settled."""
+    first = (
+        sa.select(col(DeliveryTable.id))
+        .where(col(DeliveryTable.status).in_(SETTLED))
+        .order_by(col(DeliveryTable.id))
+        .limit(1)
+    )
+    lowest = session.execute(first).scalar()
+    if lowest is None:
+        return None
+    return lowest, session.execute(sa.select(func.max(col(DeliveryTable.id)))).scalar_one()
+
+
+def prune_deliveries(
+    session: Session, *, start: int, stop: int, before: datetime
+) -> tuple[int, bool]:
+    """Rows with ids in [start, stop) sent (or failed) before `before`, deleted: how many, and
+    whether the range holds a row planned since (rows are planned in id order: every later
+    range then holds only such rows, none of them settled before `before`)."""
+    in_range = (col(DeliveryTable.id) >= start, col(DeliveryTable.id) < stop)
+    settled_at = func.coalesce(col(DeliveryTable.sent_at), col(DeliveryTable.created_at))
+    statement = delete(DeliveryTable).where(
+        *in_range, col(DeliveryTable.status).in_(SETTLED), settled_at < before
+    )
+    deleted = int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+    newer = sa.select(col(DeliveryTable.id)).where(
+        *in_range, col(DeliveryTable.created_at) >= before
+    )
+    return deleted, session.execute(newer.limit(1)).first() is not None
 
 
 def fail_chat_deliveries(session: Session, *, chat_id: int, reason: str) -> int:
