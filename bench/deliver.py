@@ -282,7 +282,7 @@ def fresh_postgres(url: str, chat_count: int, filter_source: str) -> None:
 
 def unfinished_rows(database: Database) -> int:
     with database.session() as session:
-        return deliveries.unfinished(deliveries.count_deliveries(session))
+        return deliveries.count_waiting(session)
 
 
 async def deliver_until_done(url: str, base_url: str, limited: bool, go: Start) -> dict[str, Any]:

@@ -143,7 +143,9 @@ def _cmd_status(args: argparse.Namespace, database: Database) -> int:
         print(f"last announcement: {status.last_announcement or 'none yet'}")
         chats = ", ".join(f"{n} {state}" for state, n in status.chats.items())
         print(f"chats: {chats}; filters: {status.filters}")
-        ledger = ", ".join(f"{n} {s}" for s, n in sorted(status.deliveries.items())) or "none"
+        ledger = (
+            ", ".join(f"{n} {s}" for s, n in sorted((status.deliveries or {}).items())) or "none"
+        )
         print(f"deliveries: {ledger} ({status.pending_deliveries} pending)")
         print(f"feeds: {len(feeds) or 'none polled'}")
         for feed in feeds:

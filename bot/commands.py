@@ -563,7 +563,7 @@ async def stats(runtime: Runtime, chat: Chat, args: str) -> Reply:
         f"Chats: {counts(found.chats)}\n"
         f"Filters: {found.filters} ({len(runtime.planner)} indexed)\n"
         f"Papers: {found.papers}\nListing files: {counts(found.files)}\n"
-        f"Deliveries: {counts(found.deliveries)}"
+        f"Deliveries: {counts(found.deliveries or {})}"
         + ("\nFeeds:" if feeds else "")
         + "".join(f"\n• {escape(status.feed_line(feed))}" for feed in feeds)
     )

@@ -133,8 +133,9 @@ class Runtime:
         return self.settings.filters.rules
 
     def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
-        """Counts of everything stored and the feeds' state (/metrics, at each scrape)."""
-        return store_status(self.database), feed_status(self.database)
+        """Counts of everything stored and the feeds' state (/metrics, at each scrape), but the
+        ledger's rows by status."""
+        return store_status(self.database, ledger_by_status=False), feed_status(self.database)
 
     def health(self, periods: Mapping[str, float]) -> Health:
         """/healthz from now on, for jobs run every `periods[job]` seconds."""

@@ -217,7 +217,7 @@ class Watch:
         with self.database.session() as session:
             stored = papers.count_papers(session)
             unmatched = bool(papers.unmatched_papers(session, limit=1))
-            unfinished = deliveries.unfinished(deliveries.count_deliveries(session))
+            unfinished = deliveries.count_waiting(session)
         return stored, unmatched, unfinished
 
     def phase(self, dropped: int) -> str:

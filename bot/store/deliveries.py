@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Dialect, bindparam, delete, func, update
 from sqlalchemy.dialects import sqlite
 from sqlmodel import Session, col, select
 
-from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
+from bot.core.chat import BEHIND_MORE, Delivery
 from bot.store.database import id_chunks
 from bot.store.tables import WAITING, ChatTable, DeliveryTable, PaperTable
 
@@ -511,16 +511,13 @@ def count_deliveries(session: Session, *, chat_id: int | None = None) -> dict[st
     return {status: n for status, n in session.exec(statement).all()}
 
 
-def count_waiting(session: Session, *, chat_id: int) -> int:
-    """How many of the chat's rows wait to go out (through the index of waiting rows: not
-    reading the chat's history)."""
-    statement = sa.select(func.count()).where(col(DeliveryTable.chat_id) == chat_id, WAITING)
+def count_waiting(session: Session, *, chat_id: int | None = None) -> int:
+    """How many rows (of one chat, or of all) wait to go out: through the index of waiting rows,
+    not reading the ledger's history."""
+    statement = sa.select(func.count()).select_from(DeliveryTable).where(WAITING)
+    if chat_id is not None:
+        statement = statement.where(col(DeliveryTable.chat_id) == chat_id)
     return int(session.execute(statement).scalar_one())
-
-
-def unfinished(counts: Mapping[str, int]) -> int:
-    """How many rows of `count_deliveries` still wait to go out."""
-    return sum(counts.get(status, 0) for status in UNFINISHED)
 
 
 def get_delivery(session: Session, *, delivery_id: int, chat_id: int) -> Delivery | None:

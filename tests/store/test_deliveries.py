@@ -193,20 +193,6 @@ def test_count_deliveries_by_status(any_database: Database) -> None:
         assert deliveries.count_waiting(session, chat_id=1) == 0
 
 
-@pytest.mark.parametrize(
-    ("counts", "waiting"),
-    [
-        ({}, 0),
-        ({"pending": 3}, 3),
-        ({"pending": 3, "sending": 2}, 5),
-        ({"sent": 4, "failed": 1}, 0),
-        ({"pending": 1, "sending": 1, "sent": 7, "failed": 2}, 2),
-    ],
-)
-def test_unfinished_counts_pending_and_sending(counts: dict[str, int], waiting: int) -> None:
-    assert deliveries.unfinished(counts) == waiting
-
-
 def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
     any_database: Database,
 ) -> None:
