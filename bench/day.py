@@ -303,7 +303,8 @@ def compose_all(
     database: Database, rules: FilterRules, chat_ids: Sequence[int], limit: float
 ) -> Composed:
     """Every chat's digest as the postman composes it in a digest round (bot.service.composing:
-    one round, its chats' filters read at once, papers read once and kept), without sending.
+    one round, its chats' filters read at once, papers read once and kept; one digest after
+    another, as in the postman's composing thread), without sending.
     Ranking is left out: no chat has rated anything. Stops after `limit` seconds, having done
     `chats` of them."""
     found = Composed()

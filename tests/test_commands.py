@@ -3,7 +3,11 @@ with a recording transport (what /digest sends)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -11,9 +15,11 @@ import pytest
 from bot.commands import OUT_OF_DATE, Caller, Reply, handle_text, press_button
 from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
 from bot.core.buttons import Button
+from bot.core.chat import Chat
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
+from bot.service.composing import Digest
 from bot.store import Database
 from tests.conftest import SEEDS, Clock
 from tests.transports import RecordingTransport
@@ -283,6 +289,48 @@ async def test_digest_sends_what_waits(
     assert await say(runtime, "/digest") == "That was everything waiting: 2 papers."
     assert transport.chats() == [ADA]
     assert await say(runtime, "/digest") == "Nothing is waiting for you right now."
+
+
+async def test_commands_are_answered_while_a_digest_round_composes(
+    runtime: Runtime, clock: Clock, transport: RecordingTransport
+) -> None:
+    """A digest round composes its chats' digests one after another in the postman's own
+    thread: commands that run in a thread (/preview, /subscribe) do not queue behind thousands
+    of digests in the event loop's pool, nor does a /digest of a chat outside the round. Here
+    the round's composing waits until both have been answered; when composing took the pool's
+    threads, they waited for the round."""
+    many = 40  # more than the event loop's pool has threads (at most 32)
+    in_round = range(100, 100 + many)
+    for chat_id in in_round:
+        await say(runtime, "/subscribe KV-cache", Caller(chat_id))
+    await say(runtime, "/subscribe KV-cache")
+    await say(runtime, "/mode instant")  # ADA: not in the digest round
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    clock.advance(days=1)  # each chat's digest hour has come
+    answered, composing = threading.Event(), threading.Event()
+    compose = runtime.postman.composer.digest
+
+    def held(chat: Chat, now: datetime) -> Digest:
+        if chat.id in in_round:
+            composing.set()
+            answered.wait(timeout=60)
+        return compose(chat, now)
+
+    runtime.postman.composer.digest = held  # type: ignore[method-assign]
+    round_ = asyncio.create_task(runtime.send_due_digests())
+    deadline = time.monotonic() + 60
+    while not composing.is_set():  # the round has started composing
+        assert time.monotonic() < deadline and not round_.done()
+        await asyncio.sleep(0.01)
+    try:
+        preview = await asyncio.wait_for(say(runtime, "/preview KV-cache"), 30)
+        digest = await asyncio.wait_for(say(runtime, "/digest"), 30)
+    finally:
+        answered.set()
+    assert "It matches 2 papers" in preview and digest == "That was everything waiting: 2 papers."
+    report = await round_
+    assert report.digests == many and set(transport.chats()) == {ADA, *in_round}
 
 
 async def test_a_digest_of_one_paper_says_paper(runtime: Runtime, clock: Clock) -> None:
