@@ -145,9 +145,10 @@ class DeliverySettings(Section):
     # several processes on one PostgreSQL: a chat claimed by a process that stopped renewing
     # (killed) is free after this many seconds; its holder renews three times as often
     lease_seconds: float = Field(default=60, ge=3)
-    # ledger rows sent (or failed) more than this many days ago are deleted, hourly; their
-    # messages' buttons then answer that the message is out of date. 0: kept for ever
-    keep_days: int = Field(default=30, ge=0)
+    # ledger rows sent more than this many days ago (failed rows: planned that long ago) are
+    # deleted, hourly; their messages' buttons then answer that the message is out of date.
+    # 0: kept for ever
+    keep_days: int = Field(default=30, ge=0, le=36500)
 
 
 class RankingSettings(Section):

@@ -83,7 +83,8 @@ class Runtime:
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
     delivering: bool = False  # a delivery round is under way
-    pruned_at: datetime | None = None  # when the ledger was last pruned to the end
+    pruned_at: datetime | None = None  # when the last pass over the ledger's old rows began
+    prune_from: int | None = None  # where the pass goes on (None: no pass under way)
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
 
     def __post_init__(self) -> None:
@@ -177,14 +178,19 @@ class Runtime:
 
     def prune_when_due(self) -> int:
         """The ledger's rows settled more than `delivery.keep_days` ago, deleted (the inbox job,
-        one process at a time): at its first run after a start, then hourly; how many."""
+        one process at a time): from the first run after a start, then hourly, each run going
+        on where the last stopped until it got through; how many."""
         keep_days, now = self.settings.delivery.keep_days, self.clock()
-        if not keep_days or (self.pruned_at is not None and now < self.pruned_at + PRUNE_EVERY):
+        if not keep_days:
             return 0
-        keep = timedelta(days=keep_days)
-        deleted, done = retention.prune_ledger(self.database, keep=keep, now=now)
-        if done:
+        if self.prune_from is None and self.pruned_at and now < self.pruned_at + PRUNE_EVERY:
+            return 0
+        if self.prune_from is None:  # a new pass, from the ledger's start
             self.pruned_at = now
+        keep = timedelta(days=keep_days)
+        deleted, self.prune_from = retention.prune_ledger(
+            self.database, keep=keep, now=now, start=self.prune_from or 0
+        )
         if deleted:
             log.info("ledger: %d rows settled more than %d days ago deleted", deleted, keep_days)
         return deleted
@@ -255,7 +261,9 @@ class Runtime:
 
     def leave(self) -> None:
         """At stop: this process's heartbeat and its chats' claims go at once (the others need
-        not wait for them to lapse)."""
+        not wait for them to lapse), and digests queued for composing are dropped (their rows
+        wait in the ledger)."""
+        self.postman.composing.shutdown(wait=False, cancel_futures=True)
         processes.leave(self.database, process_id=self.postman.holder)
 
     async def send_due_digests(self) -> SendReport:

@@ -393,11 +393,12 @@ def _compiled_unfinished(
             ~col(ChatTable.paused),
         )
     )
+    # One chat's rows are ordered by the database (SQLite reads them in id order from the index
+    # of waiting rows); every chat's are sorted once read (unfinished_deliveries): asked to
+    # order them, SQLite read the whole ledger in id order rather than its index
     if by_chat:
         chat = bindparam("chat", 0, sa.BigInteger)  # a value: render_postcompile wants one
         statement = statement.where(col(DeliveryTable.chat_id) == chat)
-        # every chat's rows are sorted once read (unfinished_deliveries): asked to order them,
-        # SQLite read the whole ledger in id order rather than its index of waiting rows
         statement = statement.order_by(col(DeliveryTable.id))
     if modes is not None:
         statement = statement.where(col(ChatTable.mode).in_(modes))
@@ -469,31 +470,28 @@ def delete_deliveries(
     return deleted
 
 
-def settled_ids(session: Session) -> tuple[int, int] | None:
-    """The lowest id of a row sent or failed (read in id order up to the first such row) and
-    the ledger's highest id; None when no row is settled."""
-    first = (
-        sa.select(col(DeliveryTable.id))
-        .where(col(DeliveryTable.status).in_(SETTLED))
-        .order_by(col(DeliveryTable.id))
-        .limit(1)
-    )
-    lowest = session.execute(first).scalar()
-    if lowest is None:
-        return None
-    return lowest, session.execute(sa.select(func.max(col(DeliveryTable.id)))).scalar_one()
+def next_id(session: Session, start: int) -> int | None:
+    """The ledger's lowest id from `start` on (None: none)."""
+    statement = sa.select(func.min(col(DeliveryTable.id))).where(col(DeliveryTable.id) >= start)
+    return session.execute(statement).scalar()
 
 
 def prune_deliveries(
     session: Session, *, start: int, stop: int, before: datetime
 ) -> tuple[int, bool]:
-    """Rows with ids in [start, stop) sent (or failed) before `before`, deleted: how many, and
-    whether the range holds a row planned since (rows are planned in id order: every later
-    range then holds only such rows, none of them settled before `before`)."""
+    """Rows with ids in [start, stop) sent before `before` (failed: planned before), deleted:
+    how many, and whether the range holds a row planned since (rows are planned in id order:
+    every later range then holds only such rows, none of them settled before `before`). The
+    ledger's newest row is kept whatever its age: SQLite gives a new row the id after the
+    highest, and an old message's button naming a deleted id would then find the new row."""
     in_range = (col(DeliveryTable.id) >= start, col(DeliveryTable.id) < stop)
     settled_at = func.coalesce(col(DeliveryTable.sent_at), col(DeliveryTable.created_at))
+    newest = sa.select(func.max(col(DeliveryTable.id))).scalar_subquery()
     statement = delete(DeliveryTable).where(
-        *in_range, col(DeliveryTable.status).in_(SETTLED), settled_at < before
+        *in_range,
+        col(DeliveryTable.status).in_(SETTLED),
+        settled_at < before,
+        col(DeliveryTable.id) < newest,
     )
     deleted = int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
     newer = sa.select(col(DeliveryTable.id)).where(

@@ -10,6 +10,7 @@ from sqlalchemy import (
     Column,
     ForeignKey,
     Index,
+    Integer,
     LargeBinary,
     Text,
     UniqueConstraint,
@@ -119,7 +120,12 @@ class DeliveryTable(SQLModel, table=True):
     __tablename__ = "delivery"
     __table_args__ = (UniqueConstraint("chat_id", "paper_id", "revision"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    # 64-bit on PostgreSQL: a busy day plans ~6 million rows, a 32-bit id a year's worth (SQLite's
+    # INTEGER PRIMARY KEY is 64-bit already, and only INTEGER makes it the table's own rowid)
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
+    )
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     paper_id: int
     revision: int = 0

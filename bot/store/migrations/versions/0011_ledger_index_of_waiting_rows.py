@@ -15,7 +15,7 @@ down_revision = "0010"
 branch_labels = None
 depends_on = None
 
-_WAITING = "status IN ('pending', 'sending')"  # as bot.store.tables.WAITING_SQL when written
+_WAITING = "status IN ('pending', 'sending')"  # as bot.store.tables.WAITING when written
 
 
 def upgrade() -> None:
