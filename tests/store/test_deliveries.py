@@ -3,6 +3,7 @@ read for the rounds, moved through their states, counted."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -229,9 +230,10 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
 
 def test_waiting_rows_are_found_through_their_index(tmp_path: Path) -> None:
     """The delivery rounds' questions (which chats have rows waiting, a chat's waiting rows and
-    their number) are answered through the partial index of waiting rows: SQLite uses it only
-    when a query repeats its condition word for word, so a query written otherwise would read
-    every row of the ledger's history. (PostgreSQL's: the test of a big batch above.)"""
+    their number) and the changes to waiting rows (a chat's failed, those left sending put back)
+    go through the partial index of waiting rows: SQLite uses it only when a statement repeats
+    its condition word for word, so one written otherwise would read every row of the ledger's
+    history. (PostgreSQL's: the test of a big batch above.)"""
     sqlite_database = _open("sqlite", tmp_path)
     with sqlite_database.session() as session:
         a, b, c = setup_chats(session)
@@ -242,6 +244,9 @@ def test_waiting_rows_are_found_through_their_index(tmp_path: Path) -> None:
         lambda session: deliveries.unfinished_deliveries(session, chat_id=1),
         lambda session: deliveries.unfinished_deliveries(session, modes=["instant"]),
         lambda session: deliveries.count_waiting(session, chat_id=1),
+        lambda session: deliveries.count_waiting(session),
+        lambda session: leases.reset_unclaimed_sending(session, now=NOW),
+        lambda session: deliveries.fail_chat_deliveries(session, chat_id=1, reason="blocked"),
     ]
     for question in questions:
         with sqlite_database.session() as session:
@@ -252,7 +257,7 @@ def test_waiting_rows_are_found_through_their_index(tmp_path: Path) -> None:
                 question(session)
             finally:
                 driver.set_trace_callback(None)
-            [sql] = [statement for statement in asked if "FROM delivery" in statement]
+            [sql] = [run for run in asked if re.search(r"(FROM|UPDATE) delivery\b", run)]
             plan = str(driver.execute("EXPLAIN QUERY PLAN " + sql).fetchall())
         assert "ix_delivery_waiting" in plan, (sql, plan)
     sqlite_database.close()
