@@ -174,6 +174,8 @@ class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._held = threading.local()  # the connection `connection()` keeps, per thread
+        self._every_held: set[_Held] = set()  # every thread's, closed by `close`
+        self._every_held_lock = threading.Lock()
         self._away_since: float | None = None  # when `write` found the database out of reach
 
     @classmethod
@@ -297,10 +299,12 @@ class Database:
         held: _Held | None = getattr(self._held, "value", None)
         now = time.monotonic()
         if held is not None and (now - held.used > KEEP_SECONDS or held.connection.invalidated):
-            held.connection.close()
+            self._drop(held)
             held = None
         if held is None:
             held = self._held.value = _Held(self.engine.connect(), now)
+            with self._every_held_lock:
+                self._every_held.add(held)
         elif held.connection.in_transaction():  # used outside a `with` since: start clean
             held.connection.rollback()
         try:
@@ -308,10 +312,16 @@ class Database:
         except BaseException as error:
             if _out_of_reach(error) is not None and not held.connection.invalidated:
                 held.connection.invalidate()
-            held.connection.close()
-            self._held.value = None
+            self._drop(held)
             raise
         held.used = time.monotonic()
+
+    def _drop(self, held: _Held) -> None:
+        """A kept connection closed (back to the pool, unless invalidated) and forgotten."""
+        held.connection.close()
+        self._held.value = None
+        with self._every_held_lock:
+            self._every_held.discard(held)
 
     async def write(self, work: Callable[[Connection], object]) -> None:
         """`work` in one transaction (see `connection`), tried again on a fresh connection while
@@ -405,17 +415,20 @@ class Database:
         return lock
 
     def close(self) -> None:
-        held: _Held | None = getattr(self._held, "value", None)
-        if held is not None:
+        """Every thread's kept connection closed (the threads, idle by now, may outlive the
+        database: a postman's composing thread), then the pool's."""
+        with self._every_held_lock:
+            every, self._every_held = self._every_held, set()
+        for held in every:
             held.connection.close()
-            self._held.value = None
+        self._held.value = None
         self.engine.dispose()
 
 
 KEEP_SECONDS = 5.0
 
 
-@dataclass
+@dataclass(eq=False)  # by identity, in Database._every_held
 class _Held:
     connection: Connection
     used: float
