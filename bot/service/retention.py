@@ -10,12 +10,9 @@ stored. Rows still waiting are kept whatever their age (a paused chat's).
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 
 from bot.store import Database, deliveries
-
-log = logging.getLogger(__name__)
 
 # Ids a transaction, which planning and the delivery marks wait for on SQLite: ~40 ms a range
 # of a busy day's rows on SQLite and on PostgreSQL alike (5.85 million rows in 4.7-4.8 s).
