@@ -33,9 +33,9 @@ def prune_ledger(
     ranges: int = PRUNE_RANGES,
 ) -> tuple[int, int | None]:
     """The rows settled before `now - keep`, deleted a range of ids at a time from `start` (a
-    range begins at the next id stored: a stretch of ids deleted before, or a paused chat's
-    waiting rows, is passed in one step) up to the rows planned since then; how many, and the
-    id the next call goes on from after `ranges` ranges (None: it got there)."""
+    range begins at the next id stored: a stretch of ids deleted before is passed in one step)
+    up to the rows planned since then; how many, and the id the next call goes on from after
+    `ranges` ranges (None: it got there)."""
     before = now - keep
     deleted = 0
     for _ in range(ranges):

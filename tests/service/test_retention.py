@@ -125,7 +125,7 @@ async def test_a_pruned_paper_is_not_sent_again_and_its_buttons_are_out_of_date(
     assert (await press_button(runtime, ada, rate)).text.startswith("👍 noted")
 
     clock.advance(days=29)
-    assert runtime.prune_when_due() == 0  # within the 30 days (the first call after a start)
+    assert runtime.prune_when_due() == 0  # a pass an hour after the scan's: none 30 days old
     clock.advance(days=2)
     assert runtime.prune_when_due() == planned - 1  # all but the newest
     assert len(_rows(database)) == 1
