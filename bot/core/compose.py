@@ -33,7 +33,6 @@ from bot.core.render import (
     Message,
     Rank,
     digest_groups,
-    digest_order,
     first_filter,
     first_of,
     fit,
@@ -265,11 +264,11 @@ class Layout:
 
 
 def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
-    """A digest as it goes out: its first page of papers (the chat's best first, when ranked);
-    the papers past it settle with the last message, behind its "N more" button, which pages
-    on through them (`compose_page`) in the order of filters and title hits: the same at every
-    press, whatever the chat rates meanwhile. Of a `Waiting`, only the items shown are made
-    (`_first_page`)."""
+    """A digest as it goes out: its first page (`plan_digest`: every filter's best few, then the
+    best of the rest), and the papers past it, which settle with the last message behind its
+    "N more" button in the order its pages will list them (the postman stores that order with
+    the rows, so a restart, a rating or a refit cannot reshuffle a page). Of a `Waiting`, only
+    the items shown are made."""
     ranked: Ranked
     if isinstance(items, Waiting):  # known without making the items
         firsts, rows, ranked = items.first_filters, items.rows, items.rank
@@ -280,12 +279,13 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
             return rank(items[index][0], by_score=by_score)
 
     groups = digest_groups(firsts)
-    shown, rest, first = _first_page(groups, layout.page, ranked)
-    header = _header(title, len(items), groups, shown=len(shown))
+    plan = plan_digest(groups, layout.page, ranked)
+    shown, rest = plan.order[: plan.shown], plan.order[plan.shown :]
+    header = _header(title, len(items), groups, plan)
     outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
         outgoing[-1].behind = [row for i in rest for row in rows[i]]
-        button = more_button(rows[first][0].id, len(shown) + 1, len(rest))
+        button = more_button(rows[rest[0]][0].id, len(shown) + 1, len(rest))
         outgoing[-1].buttons.append([button])
     return outgoing
 
@@ -294,38 +294,61 @@ class Ranked(Protocol):
     def __call__(self, index: int, *, by_score: bool = True) -> Rank: ...
 
 
-def _first_page(groups: list[Group], page: int, ranked: Ranked) -> tuple[list[int], list[int], int]:
-    """The digest's order cut at its page: the papers shown, the rest (in `digest_order`, but
-    for groups wholly past the page, whose order nothing shows), and the first of the rest as
-    its pages list them (`digest_order` without the chat's scores). `ranked`: an item's
-    `rank`, by its index.
+FEW = 3  # papers of every filter the first page shows before it fills with the best of the rest
 
-    Only the groups that hold part of the page, or the rest's first paper, are ranked; of a
-    `Waiting`, only the items shown are made (marked), as ranking needs no marks but whether
-    the title has one (`Waiting.rank`): ~30 papers of a chat's ~590."""
-    order: list[int] = []
-    first = -1
-    for _, members in groups:
-        if len(order) <= page:  # the group holds part of the page, or the rest's first paper
-            members = sorted(members, key=ranked)
-            behind = members[page - len(order) :]
-            if behind and first < 0:
-                first = min(behind, key=lambda i: ranked(i, by_score=False))
-        order += members
-    return order[:page], order[page:], first
+
+@dataclass(frozen=True)
+class DigestPlan:
+    """Which papers a digest lists, in which order: `order` holds every paper's index once, the
+    first page's `shown` first, then the rest as the later pages list them; each part grouped
+    by filter in /list order, best first within a group."""
+
+    order: list[int]
+    shown: int
+    places: dict[int, tuple[int, int]]  # a group's (by its index) numbers on the first page
+
+
+def plan_digest(groups: Sequence[Group], page: int, ranked: Ranked) -> DigestPlan:
+    """The first page covers every filter: each group (in /list order) gets its best `FEW`
+    (fewer when the page is shorter than FEW a group; a group past the page's last place gets
+    none), then the page fills with the best of what is left by `ranked` (the chat's score, a
+    title hit, more filters matched; of equal rank, the groups in turn). A narrow filter is
+    never wholly behind the button while a broad one takes more than its share."""
+    members = [sorted(indices, key=ranked) for _, indices in groups]
+    few = max(1, min(FEW, page // max(len(groups), 1)))
+    taken, left = [], page
+    for indices in members:
+        taken.append(min(len(indices), few, left))
+        left -= taken[-1]
+    # papers of equal rank go to the groups in turn (a group's 4th before another's 5th)
+    leftovers = sorted(
+        (ranked(i), position, g)
+        for g, indices in enumerate(members)
+        for position, i in enumerate(indices)
+        if position >= taken[g]
+    )
+    for _, _, g in leftovers[:left]:
+        taken[g] += 1
+    first = [i for g, indices in enumerate(members) for i in indices[: taken[g]]]
+    rest = [i for g, indices in enumerate(members) for i in indices[taken[g] :]]
+    places, number = {}, 1
+    for g, count in enumerate(taken):
+        if count:
+            places[g] = (number, number + count - 1)
+        number += count
+    return DigestPlan(first + rest, len(first), places)
 
 
 def compose_page(
     items: Composed, title: str, layout: Layout, *, row_id: int, number: int
 ) -> list[Outgoing]:
-    """A later page of a digest: `items` are the papers behind the digest's "more" button; the
-    page lists them from the paper of `row_id` on, numbered from `number`. Empty when no paper
-    has that row."""
-    order = digest_order([item for item, _ in items], by_score=False)
-    starts = [p for p, i in enumerate(order) if any(r.id == row_id for r in items[i][1])]
+    """A later page of a digest: `items` are the papers behind the digest's "more" button in
+    the order its pages list them (as `compose_digest` left them); the page lists them from the
+    paper of `row_id` on, numbered from `number`. Empty when no paper has that row."""
+    starts = [i for i in range(len(items)) if any(r.id == row_id for r in items[i][1])]
     if not starts:
         return []
-    rest = order[starts[0] :]
+    rest = list(range(starts[0], len(items)))
     shown, remaining = rest[: layout.page], rest[layout.page :]
     last = number + len(shown) - 1
     span = f"paper {number}" if last == number else f"papers {number}–{last}"
@@ -337,16 +360,27 @@ def compose_page(
     return outgoing
 
 
-def _header(title: str, count: int, groups: Sequence[Group], *, shown: int) -> str:
-    """The digest's first lines: its title and count, the papers per filter (when it has more
-    than one group), and how many this page lists when it doesn't list all."""
+def _header(title: str, count: int, groups: Sequence[Group], plan: DigestPlan) -> str:
+    """The digest's first lines: its title and count, the papers per filter with the numbers
+    they have on this page (when it has more than one group), and how many this page lists when
+    it doesn't list all."""
     header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(count, 'new paper')}"
     if len(groups) > 1:  # within a third of a message, whatever the filters
-        counts = (f"{_group_name(matched)}: {len(members)}" for matched, members in groups)
+        counts = (
+            f"{_group_name(matched)}: {len(members)} ({_place(plan.places.get(g))})"
+            for g, (matched, members) in enumerate(groups)
+        )
         header += "\n" + fit(" · ".join(counts), GROUPS_SHOWN)
-    if shown < count:
-        header += f"\nThe first {shown} here; the rest behind the button at the end."
+    if plan.shown < count:
+        header += f"\nThe first {plan.shown} here; the rest behind the button at the end."
     return header
+
+
+def _place(numbers: tuple[int, int] | None) -> str:
+    if numbers is None:
+        return "behind the button"
+    first, last = numbers
+    return f"#{first}" if first == last else f"#{first}–{last}"
 
 
 def _group_name(matched: MatchedFilter | None) -> str:

@@ -26,6 +26,7 @@ from sqlalchemy import Connection
 from bot.core.buttons import Keyboard
 from bot.core.chat import BEHIND_MORE, Chat, Delivery
 from bot.core.compose import (
+    Composed,
     Layout,
     Outgoing,
     card_buttons,
@@ -34,7 +35,7 @@ from bot.core.compose import (
     digest_title,
 )
 from bot.core.query import FilterRules
-from bot.core.render import render_fitting
+from bot.core.render import digest_order, render_fitting
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
@@ -315,7 +316,9 @@ class Postman:
             shown = [r.id for r in message.rows]
             behind = [r.id for r in message.behind]
             await self._mark(shown, "sent", message_id=sent.message_id, then_sending=marked)
-            await self._mark(behind, "sent", message_id=sent.message_id, reason=BEHIND_MORE)
+            await self._mark(
+                behind, "sent", message_id=sent.message_id, reason=BEHIND_MORE, in_order=True
+            )
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
 
@@ -326,6 +329,7 @@ class Postman:
         *,
         message_id: int | None = None,
         reason: str | None = None,
+        in_order: bool = False,
         then_sending: Sequence[int] = (),
     ) -> None:
         """Rows to a new state; `then_sending`: the next message's rows, in the same commit
@@ -340,6 +344,7 @@ class Postman:
                 now=now,
                 message_id=message_id,
                 reason=reason,
+                in_order=in_order,
             )
             if then_sending:
                 deliveries.mark_deliveries(
@@ -370,16 +375,21 @@ class Postman:
 
     async def send_page(self, chat: Chat, row_id: int, number: int) -> bool:
         """A digest's "more" button: its next page, from the paper of `row_id`, numbered from
-        `number`. The rows behind the button settled with the digest's last message; pages are
-        not in the ledger. False when the row is not the chat's (or not behind a button)."""
+        `number`. The rows behind the button settled with the digest's last message, in the
+        order its pages list them; pages are not in the ledger. False when the row is not the
+        chat's (or not behind a button)."""
         with self.database.session() as session:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat.id)
             if row is None or row.message_id is None:
                 return False
-            rows = deliveries.behind_button(session, chat_id=chat.id, message_id=row.message_id)
+            rows, ordered = deliveries.behind_button(
+                session, chat_id=chat.id, message_id=row.message_id
+            )
         with self.composer.round():
-            items = self.composer.items(chat.id, rows)
-        title = digest_title(self.clock().date(), [paper.announced for paper in items.papers])
+            items: Composed = self.composer.items(chat.id, rows)
+            if not ordered:  # a digest sent before its pages' order was stored
+                items = [items[i] for i in digest_order([item for item, _ in items])]
+        title = digest_title(self.clock().date(), [item.paper.announced for item, _ in items])
         page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
         for message in page:
             report = await self.send_text(chat.id, message.text, message.buttons)

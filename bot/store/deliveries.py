@@ -416,6 +416,7 @@ _MARK = (
     .values(status=bindparam("new_status"), reason=bindparam("new_reason"))
 )
 _MARK_SENT = _MARK.values(message_id=bindparam("new_message_id"), sent_at=bindparam("new_sent_at"))
+_MARK_BEHIND = _MARK_SENT.values(page_position=bindparam("new_position"))
 
 
 @dataclass(frozen=True)
@@ -426,8 +427,9 @@ class _CompiledMark:
 
 
 @functools.cache
-def _compiled_mark(dialect: Dialect, sent: bool) -> _CompiledMark:
-    compiled = (_MARK_SENT if sent else _MARK).compile(dialect=dialect)
+def _compiled_mark(dialect: Dialect, sent: bool, behind: bool = False) -> _CompiledMark:
+    statement = _MARK_BEHIND if behind else _MARK_SENT if sent else _MARK
+    compiled = statement.compile(dialect=dialect)
     order = tuple(compiled.positiontup) if compiled.positiontup is not None else None
     processor = DeliveryTable.__table__.c.sent_at.type.bind_processor(dialect)  # type: ignore[attr-defined]
     return _CompiledMark(str(compiled), order, processor)
@@ -441,19 +443,27 @@ def mark_deliveries(
     now: datetime,
     message_id: int | None = None,
     reason: str | None = None,
+    in_order: bool = False,
 ) -> None:
+    """Rows to `status` (sent: with the message that carried them). `in_order`: rows sent
+    behind a digest's "more" button, in the order its pages list them, which they keep
+    (`behind_button`)."""
     if not delivery_ids:
         return
     sent = status == "sent"
-    mark = _compiled_mark(connection.dialect, sent)
+    mark = _compiled_mark(connection.dialect, sent, sent and in_order)
     values: dict[str, Any] = {"new_status": status, "new_reason": reason}
     if sent:
         values["new_message_id"] = message_id
         values["new_sent_at"] = mark.sent_at(now) if mark.sent_at else now
+    parameters = (
+        {**values, "row": row, "new_position": position}
+        for position, row in enumerate(delivery_ids)
+    )
     if mark.order is None:  # named parameters
-        rows: list[Any] = [{**values, "row": row} for row in delivery_ids]
+        rows: list[Any] = list(parameters)
     else:
-        rows = [tuple(row if n == "row" else values[n] for n in mark.order) for row in delivery_ids]
+        rows = [tuple(p[n] for n in mark.order) for p in parameters]
     connection.exec_driver_sql(mark.sql, rows)
 
 
@@ -533,20 +543,25 @@ def get_delivery(session: Session, *, delivery_id: int, chat_id: int) -> Deliver
     return _to_delivery(row) if row is not None and row.chat_id == chat_id else None
 
 
-def behind_button(session: Session, *, chat_id: int, message_id: int) -> list[Delivery]:
-    """The rows that settled with a digest's last message behind its "more" button, oldest
-    first."""
+def behind_button(
+    session: Session, *, chat_id: int, message_id: int
+) -> tuple[list[Delivery], bool]:
+    """The rows that settled with a digest's last message behind its "more" button, in the
+    order its pages list them, and whether that order was stored (a digest sent before paperbot
+    stored it: False, the rows oldest first)."""
     statement = (
-        select(DeliveryTable)
+        select(DeliveryTable.page_position, DeliveryTable)
         .where(
             col(DeliveryTable.chat_id) == chat_id,
             col(DeliveryTable.message_id) == message_id,
             col(DeliveryTable.status) == "sent",
             col(DeliveryTable.reason) == BEHIND_MORE,
         )
-        .order_by(col(DeliveryTable.id))
+        .order_by(col(DeliveryTable.page_position), col(DeliveryTable.id))
     )
-    return [_to_delivery(row) for row in session.exec(statement)]
+    found = session.exec(statement).all()
+    ordered = bool(found) and all(position is not None for position, _ in found)
+    return [_to_delivery(row) for _, row in found], ordered
 
 
 def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:

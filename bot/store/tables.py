@@ -135,6 +135,8 @@ class DeliveryTable(SQLModel, table=True):
     reason: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime
     sent_at: datetime | None = None
+    # a row sent behind a digest's "more" button: its place in the order the pages list it
+    page_position: int | None = None
 
 
 # The ledger rows that still wait to go out, the condition of the ledger's index of them, and the

@@ -4,11 +4,14 @@ filters as /list numbers them, which words to mark), and the wording around a di
 from __future__ import annotations
 
 import random
+import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bot.core.buttons import more_button
 from bot.core.chat import Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
@@ -16,6 +19,7 @@ from bot.core.compose import (
     Outgoing,
     Waiting,
     compose_digest,
+    compose_page,
     digest_title,
     empty_digest_line,
     messages_with_rows,
@@ -27,7 +31,6 @@ from bot.core.render import (
     Item,
     MatchedFilter,
     Message,
-    digest_order,
     rank,
 )
 
@@ -196,7 +199,6 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
     for item, settled in marked:  # each filter's marks, merged
         each = [marks.of(sources[f], item.paper) for r in settled for f in r.filter_ids]
         assert item.marks == merge_highlights(h for found in each for h in found)
-    order = digest_order([item for item, _ in marked])  # every paper marked and ordered
     unmade = Waiting(rows, papers, filters, marks, scores)  # ranked as its items would be
     for by_score in (True, False):
         assert [unmade.rank(i, by_score=by_score) for i in range(len(rows))] == [
@@ -208,12 +210,100 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
         waiting = Waiting(rows, papers, filters, marks, scores)
         lazily = compose_digest(waiting, "Your digest", layout)
         assert lazily == compose_digest(marked, "Your digest", layout)
-        shown, rest = order[:page], order[page:]
-        assert [i for i, item in enumerate(waiting._made) if item] == sorted(shown)
-        assert [r for m in lazily for r in m.rows] == [r for i in shown for r in marked[i][1]]
-        if not rest:
-            continue
-        assert sorted(r.id for r in lazily[-1].behind) == sorted(marked[i][1][0].id for i in rest)
-        first = rest[digest_order([marked[i][0] for i in rest], by_score=False)[0]]
-        more = more_button(marked[first][1][0].id, page + 1, len(rest))
-        assert lazily[-1].buttons[-1] == [more]
+        shown = [r.paper_id for m in lazily for r in m.rows]
+        assert len(shown) == min(page, len(papers))
+        made = [waiting.rows[i][0].paper_id for i, item in enumerate(waiting._made) if item]
+        assert sorted(made) == sorted(shown)  # only the papers shown were made
+        behind = [r.paper_id for r in lazily[-1].behind]
+        assert sorted(shown + behind) == sorted(papers)
+
+
+def page_through(
+    outgoing: list[Outgoing],
+    papers: dict[int, Paper],
+    filters: list[Filter],
+    layout: Layout,
+    rescore: Callable[[int], dict[int, tuple[float, tuple[str, ...]]] | None],
+) -> list[list[int]]:
+    """The papers of each page a reader opens, pressing "more" until there is none; before each
+    press the chat's scores change (`rescore(press)`), as ratings between pages would."""
+    pages = [[r.paper_id for m in outgoing for r in m.rows]]
+    behind = outgoing[-1].behind
+    press = outgoing[-1].buttons[-1][0].data if behind else ""
+    while press.startswith("more:"):
+        row_id, number = (int(part) for part in press.split(":")[1:])
+        marks = FilterMarks(FilterRules().parse)
+        items = Waiting(behind, papers, filters, marks, rescore(len(pages)))
+        page = compose_page(items, "Your digest", layout, row_id=row_id, number=number)
+        pages.append([r.paper_id for m in page for r in m.rows])
+        assert number == 1 + sum(len(p) for p in pages[:-1])
+        press = page[-1].buttons[-1][0].data if page[-1].buttons else ""
+    return pages
+
+
+@st.composite
+def chats(draw: st.DrawFn) -> tuple[dict[int, Paper], list[Filter], list[Delivery], int, dict]:
+    """A chat of 1-8 filters, each matching 1-60 papers (some matched by several), page sizes
+    5-100, scores with many ties, or none."""
+    sizes = draw(st.lists(st.integers(1, 60), min_size=1, max_size=8))
+    filters = [Filter(100 + n, CHAT, f"f{n}", f"f{n}", NOW) for n in range(len(sizes))]
+    papers, rows = {}, []
+    for n, size in enumerate(sizes):
+        for _ in range(size):
+            paper_id = len(papers) + 1
+            papers[paper_id] = Paper(title=f"paper {paper_id}", abstract="words", source="t")
+            extra = draw(st.sets(st.sampled_from(filters), max_size=2))
+            ids = sorted({filters[n].id, *(f.id for f in extra)})
+            rows.append(row(paper_id, paper_id, *ids))
+    page = draw(st.integers(5, 100))
+    scores = draw(st.none() | st.just({p: (float(p % 3), ("w",)) for p in papers}))
+    return papers, filters, rows, page, scores or {}
+
+
+@settings(max_examples=100, deadline=None)
+@given(chat=chats(), seed=st.integers(0, 1000))
+def test_pages_add_up_to_the_header_in_an_order_fixed_at_composing(chat, seed: int) -> None:
+    papers, filters, rows, page, scores = chat
+    layout = Layout(page=page)
+    marks = FilterMarks(FilterRules().parse)
+    outgoing = compose_digest(Waiting(rows, papers, filters, marks, scores), "Your digest", layout)
+    count = int(re.search(r"(\d+) new papers?", outgoing[0].text)[1])
+    rng = random.Random(seed)
+
+    def rated(press: int) -> dict[int, tuple[float, tuple[str, ...]]]:  # ratings between pages
+        return {p: (rng.choice([0.0, 1.0, -1.0]), ("w",)) for p in papers}
+
+    pages = page_through(outgoing, papers, filters, layout, rated)
+    listed = [p for shown in pages for p in shown]
+    assert count == len(papers) == len(listed) == len(set(listed))  # each once, none lost
+    assert all(len(shown) == page for shown in pages[:-1])
+    behind = [r.paper_id for r in outgoing[-1].behind]
+    assert listed[len(pages[0]) :] == list(dict.fromkeys(behind))  # in the order stored
+
+
+def test_the_first_page_shows_every_filter_before_a_broad_one_fills_it() -> None:
+    """A broad filter first in /list (35 papers), narrow ones after it (4, 2, 1): each narrow
+    one has papers on the first page, and the header says where each filter's papers are."""
+    sizes = [35, 4, 2, 1]
+    filters = [Filter(100 + n, CHAT, f"f{n}", f"f{n}", NOW) for n in range(len(sizes))]
+    papers, rows = {}, []
+    for n, size in enumerate(sizes):
+        for _ in range(size):
+            paper_id = len(papers) + 1
+            papers[paper_id] = Paper(title=f"paper {paper_id}", abstract="words", source="t")
+            rows.append(row(paper_id, paper_id, filters[n].id))
+    group = {r.paper_id: r.filter_ids[0] - 100 for r in rows}
+
+    def first_page(page: int) -> list[int]:
+        waiting = Waiting(rows, papers, filters, FilterMarks(FilterRules().parse))
+        outgoing = compose_digest(waiting, "Your digest", Layout(page=page))
+        return [group[r.paper_id] for m in outgoing for r in m.rows], outgoing[0].text
+
+    shown, text = first_page(30)
+    assert [shown.count(g) for g in range(4)] == [23, 4, 2, 1]
+    assert "f0 (filter 1): 35 (#1–23) · f1 (filter 2): 4 (#24–27)" in text
+    shown, text = first_page(10)
+    assert [shown.count(g) for g in range(4)] == [4, 3, 2, 1]  # 2 each, then in turn
+    shown, text = first_page(3)  # fewer places than filters: one each, in /list order
+    assert shown == [0, 1, 2]
+    assert "f3 (filter 4): 1 (behind the button)" in text

@@ -166,3 +166,43 @@ def test_subscribe_examples_come_in_the_chats_order(
         shown[chat_id] = saved.recent.titles
     assert set(shown[FAN]) <= kv  # the liked topic's papers as examples
     assert not set(shown[CONTROL]) <= kv  # no model: the stored order
+
+
+async def test_a_ranked_digests_pages_add_up_whatever_is_rated_between_them(
+    database: Database, clock: Clock, day_two: list[Paper]
+) -> None:
+    """FAN's ranked digest of 20 papers, 6 a page, that likes vision papers and not graph ones,
+    so the best of what is behind the button is not the oldest (a graph paper); between presses
+    of "more" it rates papers (its model retrains, its scores change) and the bot restarts;
+    every paper is listed once (before pages kept their order, 8 of the 14 were lost)."""
+    transport = RecordingTransport()
+    post = postman(database, clock, transport)
+    await post.digest_now(chats_of(database, FAN))  # day one's digest, out of the way
+    liked = [p.arxiv_id for p in topic_papers("vision", 2, first_id=21, day=DAY_ONE)]
+    feedback.rate_ids(database, chat_id=FAN, arxiv_ids=liked, value=1, now=clock())
+    disliked = [p.arxiv_id for p in topic_papers("graph", 3, first_id=11, day=DAY_ONE)]
+    feedback.rate_ids(database, chat_id=FAN, arxiv_ids=disliked, value=-1, now=clock())
+    assert post.composer.ranker
+    post.composer.ranker.changed(FAN)
+    arrive(database, clock, day_two)
+    with database.session() as session:
+        chats.update_chat(session, chat_id=FAN, digest_page=6)
+    transport.sent = []
+    await post.digest_now(chats_of(database, FAN))
+    pages = [listed_titles(transport.texts(FAN))]
+    press = transport.sent[-1].buttons[-1][0].data
+    vision = [p.arxiv_id for p in day_two if topic_of(p) == "vision"]
+    while press.startswith("more:"):
+        row_id, number = (int(part) for part in press.split(":")[1:])
+        rated = vision[len(pages) - 1 : len(pages)]  # a 👍 more each page: the order would move
+        feedback.rate_ids(database, chat_id=FAN, arxiv_ids=rated, value=1, now=clock())
+        post = postman(database, clock, transport)  # a restart: nothing kept in memory
+        assert post.composer.ranker
+        post.composer.ranker.changed(FAN)
+        transport.sent = []
+        assert await post.send_page(chats_of(database, FAN), row_id, number)
+        pages.append(listed_titles(transport.texts(FAN)))
+        press = next((b.data for b in transport.sent[-1].buttons[-1] if "more" in b.data), "")
+    listed = [title for page in pages for title in page]
+    assert [len(page) for page in pages] == [6, 6, 6, 2]
+    assert sorted(listed) == sorted(p.title for p in day_two)  # each once, none lost
