@@ -12,7 +12,7 @@ from bot.core.query import Category, Node, Phrase, PhrasePrefix, Prefix, Word, l
 
 @dataclass(frozen=True, slots=True)
 class Highlight:
-    field: str  # title | abstract
+    field: str  # title | abstract | author (start: the author's index in Paper.authors)
     start: int
     end: int
 
@@ -59,7 +59,8 @@ def highlights(
     paper: Paper,
     analyse: Callable[[str], Analysed] = Analysed,
 ) -> list[Highlight]:
-    """The spans of title and abstract that the filter's positive words matched, merged (the
+    """The spans of title and abstract that the filter's positive words matched, merged, and the
+    authors its positive `au:` words matched (the
     filter, or its `marked_leaves`, which a caller marking many papers keeps). `analyse`: a
     text's `Analysed`, which such a caller may remember; each text is analysed once a call."""
     marked = query if isinstance(query, tuple) else marked_leaves(query)
@@ -74,6 +75,11 @@ def highlights(
                 analysed = analysed or analyse(text)
                 spans += leaf_spans(leaf, text, analysed)
         found += [Highlight(field, start, end) for start, end in _merge(spans)]
+    author_leaves = [leaf for leaf in marked if "author" in leaf.fields]
+    for index, name in enumerate(paper.authors if author_leaves else ()):
+        analysed = analyse(name)
+        if any(occurs(leaf, name, analysed) for leaf in author_leaves):
+            found.append(Highlight("author", index, index + 1))
     return found
 
 
@@ -117,7 +123,7 @@ def merge_highlights(marks: Iterable[Highlight]) -> list[Highlight]:
     """Several filters' highlights of one paper as one list: overlaps joined, in order."""
     marks = list(marks)
     merged: list[Highlight] = []
-    for field in ("title", "abstract"):
+    for field in ("title", "abstract", "author"):
         spans = [(m.start, m.end) for m in marks if m.field == field]
         merged += [Highlight(field, start, end) for start, end in _merge(spans)]
     return merged

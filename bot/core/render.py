@@ -75,11 +75,21 @@ def fit(text: str, units: int) -> str:
         limit = max(1, min(limit - 1, limit * units // size(shown)))
 
 
-def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN) -> str:
-    """'A, B, C and 7 more': the first authors and how many others."""
+def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN, marked: Sequence[int] = ()) -> str:
+    """'A, B, C and 7 more': the first authors and how many others, as escaped HTML; an author a
+    filter matched (`marked`: indices into the authors) is named, underlined, wherever they are
+    in the list ('A, B, …, <u>X</u> and 5 more'), so an au: filter's author always shows."""
     names = list(paper.authors)
-    others = max(paper.more_authors, 0) + max(len(names) - shown, 0)
-    line = ", ".join(shorten(name, NAME_SHOWN) for name in names[:shown])
+    listed = sorted({*range(min(shown, len(names))), *(i for i in marked if i < len(names))})
+    parts, previous = [], -1
+    for index in listed:
+        if index > previous + 1:
+            parts.append("…")
+        name = escape(shorten(names[index], NAME_SHOWN))
+        parts.append(f"<u>{name}</u>" if index in marked else name)
+        previous = index
+    others = max(paper.more_authors, 0) + len(names) - len(listed)
+    line = ", ".join(parts)
     if others:
         return f"{line} and {others} more" if line else f"{others} authors"
     if paper.more_authors < 0:
@@ -139,10 +149,14 @@ def _title(item: Item) -> str:
     return title
 
 
-def _details(paper: Paper, authors: int) -> list[str]:
+def _details(item: Item, authors: int) -> list[str]:
+    """The line under a title, as escaped HTML: authors (the matched ones marked), categories,
+    "cross-list", the announcement's date."""
+    paper = item.paper
+    marked = [m.start for m in item.marks if m.field == "author"]
     categories = " ".join(shorten(c, CATEGORY_SHOWN) for c in paper.categories[:3])
     cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
-    return [short_authors(paper, authors), categories, cross, _date(paper)]
+    return [short_authors(paper, authors, marked), escape(categories), cross, _date(paper)]
 
 
 def render_paper(
@@ -156,8 +170,8 @@ def render_paper(
     lines = [f"<b>{title}</b>"]
     if paper.title_derived:
         lines[0] += " <i>(headline derived from the abstract)</i>"
-    details = _details(paper, AUTHORS_SHOWN)
-    lines.append(escape(" · ".join(d for d in details if d)))
+    details = _details(item, AUTHORS_SHOWN)
+    lines.append(" · ".join(d for d in details if d))
     summary = tldr(paper.abstract, paper.title)
     if summary and not paper.title_derived:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
@@ -276,9 +290,9 @@ def render_entry(
         title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
     if number is not None:
         title = f"{number}. {title}"
-    details = _details(paper, ENTRY_AUTHORS)
+    details = _details(item, ENTRY_AUTHORS)
     details = [details[0], details[2]]  # authors and cross-list: the date is the digest's
-    lines = [f"<b>{title}</b>", escape(" · ".join(d for d in details if d))]
+    lines = [f"<b>{title}</b>", " · ".join(d for d in details if d)]
     summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
     if summary:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")

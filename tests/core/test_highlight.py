@@ -19,9 +19,10 @@ PAPER = Paper(
 
 def marked(source: str) -> list[tuple[str, str]]:
     """(field, the marked text) of each highlight, in order."""
-    texts = {"title": PAPER.title, "abstract": PAPER.abstract}
+    texts = {"title": PAPER.title, "abstract": PAPER.abstract, "author": PAPER.authors}
     return [
-        (h.field, texts[h.field][h.start : h.end]) for h in highlights(parse_query(source), PAPER)
+        (h.field, str(texts[h.field][h.start : h.end]))
+        for h in highlights(parse_query(source), PAPER)
     ]
 
 
@@ -56,11 +57,13 @@ def marked(source: str) -> list[tuple[str, str]]:
         ("abs:models", [("abstract", "models")]),
         # either side of an OR
         ("sharing OR share", [("title", "Sharing"), ("abstract", "share")]),
-        # excluded words, categories and authors are never marked
+        # excluded words and categories are never marked
         ("looped -distill*", [("title", "Looped")]),
         ("looped NOT (share)", [("title", "Looped")]),
         ("cat:cs.LG looped", [("title", "Looped")]),
-        ("au:Smith looped", [("title", "Looped")]),
+        # an author is marked by index, the whole name
+        ("au:Smith looped", [("title", "Looped"), ("author", "('Ada Smith',)")]),
+        ("looped -au:smith", [("title", "Looped")]),
         ("mamba", []),
     ],
 )

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.highlight import Highlight
+from bot.core.highlight import Highlight, highlights
 from bot.core.paper import AnnounceType, Paper
+from bot.core.query import FilterRules
 from bot.core.render import (
     MESSAGE_LIMIT,
     Item,
@@ -151,6 +153,39 @@ def test_authors_are_shortened_and_plain_text_keeps_the_marks() -> None:
     assert plain.startswith("**BeNice**! Closing the Gap") and "We **propose** BeNice!" in plain
     assert "<" not in plain.replace("<cache>", "") and "(https://arxiv.org/abs" not in plain
     assert "PDF (https://arxiv.org/pdf/2610.00001)" in plain  # a terminal shows where it goes
+
+
+EIGHT = ("Ziang Cao", "Yinghao Liu", "C D", "E F", "G H", "I J", "K L", "Ziwei Liu")
+
+
+@pytest.mark.parametrize(
+    ("authors", "shown", "marked", "line"),
+    [
+        (EIGHT, 2, [7], "Ziang Cao, Yinghao Liu, …, <u>Ziwei Liu</u> and 5 more"),
+        (EIGHT, 2, [1], "Ziang Cao, <u>Yinghao Liu</u> and 6 more"),
+        (
+            EIGHT,
+            3,
+            [4, 7],
+            "Ziang Cao, Yinghao Liu, C D, …, <u>G H</u>, …, <u>Ziwei Liu</u> and 3 more",
+        ),
+        (EIGHT[:3], 2, [2], "Ziang Cao, Yinghao Liu, <u>C D</u>"),
+        (("A & B", "C"), 3, [], "A &amp; B, C"),  # escaped HTML
+    ],
+)
+def test_a_matched_author_is_named_wherever_they_are_in_the_list(
+    authors: tuple[str, ...], shown: int, marked: list[int], line: str
+) -> None:
+    assert short_authors(paper(authors=authors), shown, marked) == line
+
+
+def test_an_author_filter_marks_its_author_in_the_card_and_the_entry() -> None:
+    found = highlights(FilterRules().parse('au:"ziwei liu" -au:cao'), paper(authors=EIGHT))
+    assert found == [Highlight("author", 7, 8)]  # a negative part marks nothing
+    item = Item(paper(authors=EIGHT), found, [MatchedFilter(1, 'au:"ziwei liu"')])
+    assert "…, <u>Ziwei Liu</u> and 5 more" in render_entry(item, abstract=False)
+    assert "…, <u>Ziwei Liu</u> and 4 more" in render_paper(item)
+    assert "…, **Ziwei Liu** and 4 more" in to_plain(render_paper(item))
 
 
 LINES = st.lists(
