@@ -1,6 +1,9 @@
 """How long a morning's digest is: a real announcement day, filters people write, the digest
 composed as the postman sends it, compact (the default: a page of 30 papers at a glance, the
-rest behind a "more" button) and full (every card), counted in messages and characters.
+rest behind a "more" button) and full (every card), counted in messages and characters; which
+filters the first page shows (at pages of 30 and of 10), and whether its pages, pressed through,
+add up to the digest. Then instant alerts: the seven filters a tester followed in instant mode,
+a day's matches arriving at once, compact (the default) and as whole cards.
 
     python bench/digest.py --json [--day ../shared/data/arxiv-days-2025/2025-05-27.jsonl]
 
@@ -23,12 +26,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.core.chat import Delivery  # noqa: E402
-from bot.core.compose import Layout, compose_digest, compose_page  # noqa: E402
+from bot.core.compose import (  # noqa: E402
+    Composed,
+    Layout,
+    compose_alert,
+    compose_digest,
+    compose_page,
+)
 from bot.core.highlight import highlights  # noqa: E402
 from bot.core.matcher import matches  # noqa: E402
 from bot.core.paper import AnnounceType, Paper  # noqa: E402
 from bot.core.query import FilterRules  # noqa: E402
-from bot.core.render import Item, MatchedFilter, size  # noqa: E402
+from bot.core.render import Item, MatchedFilter, first_filter, size  # noqa: E402
 
 DEFAULT_DAY = ROOT.parent / "shared" / "data" / "arxiv-days-2025" / "2025-05-27.jsonl"
 FILTERS = [
@@ -60,15 +69,23 @@ def read_day(path: Path) -> list[Paper]:
     return papers
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--day", type=Path, default=DEFAULT_DAY, help="one day's JSONL")
-    parser.add_argument("--json", action="store_true", help="print JSON (the default)")
-    args = parser.parse_args()
-    papers = read_day(args.day)
+INSTANT_FILTERS = [  # the seven filters a tester followed in instant mode (issue 28)
+    '"video generation" OR "video diffusion"',
+    'au:"Ziwei Liu"',
+    '"gaussian splatting" OR 3dgs',
+    'ti:"world model"',
+    '"flow matching" -ti:audio',
+    'ti:agent* "large language model"',
+    '"theorem prov*" OR lean4',
+]
+
+
+def matched_items(papers: list[Paper], sources: list[str]) -> list[Item]:
+    """The papers the filters match, each with the filters (numbered as /list would) and the
+    words to mark."""
     rules = FilterRules()
     queries = [(MatchedFilter(n, source), rules.parse(source)) for n, source in
-               enumerate(FILTERS, 1)]  # fmt: skip
+               enumerate(sources, 1)]  # fmt: skip
     items = []
     for paper in papers:
         hit = [(f, q) for f, q in queries if matches(q, paper)]
@@ -76,39 +93,83 @@ def main() -> None:
             marks = [m for _, q in hit for m in highlights(q, paper)]
             items.append(Item(paper, sorted(marks, key=lambda m: (m.field, m.start)),
                               [f for f, _ in hit]))  # fmt: skip
+    return items
+
+
+def as_rows(items: list[Item]) -> Composed:
+    """One ledger row per paper, as the planner writes them."""
+    now = datetime.now(UTC)
+    return [
+        (item, [Delivery(n, 1, n, 0, [], "pending", None, None, now)])
+        for n, item in enumerate(items, 1)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--day", type=Path, default=DEFAULT_DAY, help="one day's JSONL")
+    parser.add_argument("--json", action="store_true", help="print JSON (the default)")
+    args = parser.parse_args()
+    papers = read_day(args.day)
+    composed = as_rows(matched_items(papers, FILTERS))
     figures: dict[str, object] = {
         "day": args.day.name,
         "papers": len(papers),
         "filters": FILTERS,
-        "matched_papers": len(items),
+        "matched_papers": len(composed),
     }
-    now = datetime.now(UTC)
-    composed = [  # one ledger row per paper, as the planner writes them
-        (item, [Delivery(n, 1, n, 0, [], "pending", None, None, now)])
-        for n, item in enumerate(items, 1)
-    ]
     for name, layout in (("compact", Layout()), ("full", Layout(compact=False, page=1000))):
         start = time.perf_counter()
         messages = compose_digest(composed, "Your digest", layout)
         figures[f"{name}_messages"] = len(messages)
         figures[f"{name}_characters"] = sum(size(m.text) for m in messages)
         figures[f"{name}_render_seconds"] = round(time.perf_counter() - start, 3)
-    figures["compact_listed"] = min(len(items), Layout().page)
-    figures["compact_pages_for_the_rest"] = count_pages(composed)
+    figures["compact_listed"] = min(len(composed), Layout().page)
+    for page in (30, 10):
+        pages = page_through(composed, Layout(page=page))
+        figures[f"page_{page}"] = {
+            "filters_with_papers": len({first_filter(item) for item, _ in composed}),
+            "filters_on_first_page": len({first_filter(composed[i][0]) for i in pages[0]}),
+            "papers_of_later_pages": [len(p) for p in pages[1:]],
+            "pages_add_up": sorted(i for p in pages for i in p) == list(range(len(composed))),
+        }
+    figures["instant"] = instant(args.day)
     print(json.dumps(figures))
 
 
-def count_pages(composed: list[tuple[Item, list[Delivery]]]) -> list[int]:
-    """Messages of each later page, pressing "more" until the digest ends."""
-    first = compose_digest(composed, "Your digest", Layout())
-    pages: list[int] = []
+def page_through(composed: Composed, layout: Layout) -> list[list[int]]:
+    """The papers (as indices into `composed`) of each page, pressing "more" until the digest
+    ends, each later page composed from the rows behind the button in their stored order."""
+    index = {rows[0].id: i for i, (_, rows) in enumerate(composed)}
+    first = compose_digest(composed, "Your digest", layout)
+    pages = [[index[r.id] for m in first for r in m.rows]]
+    behind = [composed[index[r.id]] for r in first[-1].behind]
     more = [b.data for row in first[-1].buttons for b in row if b.data.startswith("more:")]
     while more:
         row_id, number = (int(part) for part in more[0].split(":")[1:])
-        page = compose_page(composed, "Your digest", Layout(), row_id=row_id, number=number)
-        pages.append(len(page))
+        page = compose_page(behind, "Your digest", layout, row_id=row_id, number=number)
+        pages.append([index[r.id] for m in page for r in m.rows])
         more = [b.data for row in page[-1].buttons for b in row if b.data.startswith("more:")]
     return pages
+
+
+def instant(day: Path) -> dict[str, object]:
+    """A day's matches of the seven instant filters arriving at once, as alerts: compact (the
+    default) and whole cards, on the given day and on the day of the shared data with the
+    most matches."""
+    matched = {d: matched_items(read_day(d), INSTANT_FILTERS) for d in day.parent.glob("*.jsonl")}
+    matched.setdefault(day, matched_items(read_day(day), INSTANT_FILTERS))
+    busiest = max(sorted(matched), key=lambda d: len(matched[d]))
+    figures: dict[str, object] = {"filters": INSTANT_FILTERS}
+    for name, path in (("day", day), ("busiest_day", busiest)):
+        composed = as_rows(matched[path])
+        shown = {"day": path.name, "matched_papers": len(composed)}
+        for style, layout in (("compact", Layout()), ("full", Layout(compact=False))):
+            messages = compose_alert(composed, layout)
+            shown[f"{style}_messages"] = len(messages)
+            shown[f"{style}_characters"] = sum(size(m.text) for m in messages)
+        figures[name] = shown
+    return figures
 
 
 if __name__ == "__main__":

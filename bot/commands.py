@@ -424,7 +424,10 @@ async def layout(runtime: Runtime, chat: Chat, args: str) -> Reply:
             chat = _change(runtime, chat, **{f"digest_{what}": int(number)})
         case _:
             return usage("layout", f"Digests now: {_layout_line(chat)}.")
-    return Reply(f"Digests: {_layout_line(chat)}.")
+    alerts = (
+        "whole cards" if chat.digest_style == "full" else "at a glance, every card a button away"
+    )
+    return Reply(f"Digests: {_layout_line(chat)}.\nInstant alerts: {alerts}.")
 
 
 async def pause(runtime: Runtime, chat: Chat, args: str) -> Reply:
@@ -595,7 +598,7 @@ COMMANDS: list[Command] = [
     Command(
         "layout",
         "compact|full, abstracts N, page N",
-        "digests at a glance or every card; abstracts shown; papers a page",
+        "digests and alerts at a glance or every card; abstracts shown; papers a page",
         layout,
         manages=True,
     ),

@@ -441,24 +441,27 @@ async def test_export_and_import_give_back_the_same_filters(runtime: Runtime) ->
 
 async def test_layout_sets_how_digests_read(runtime: Runtime) -> None:
     usage = (
-        "Usage: <code>/layout compact|full, abstracts N, page N</code> (digests at a glance or "
-        "every card; abstracts shown; papers a page)"
+        "Usage: <code>/layout compact|full, abstracts N, page N</code> (digests and alerts at a "
+        "glance or every card; abstracts shown; papers a page)"
     )
     compact = (
         "compact (each paper at a glance, the first 5 with their abstract; every card a button "
         "away), 30 papers a page"
     )
+    glance = "\nInstant alerts: at a glance, every card a button away."
     assert await say(runtime, "/layout") == f"Digests now: {compact}.\n{usage}"
     assert await say(runtime, "/layout full") == (
-        "Digests: full (every paper's whole card), 30 papers a page."
+        "Digests: full (every paper's whole card), 30 papers a page.\nInstant alerts: whole cards."
     )
     assert await say(runtime, "/layout page 12") == (
-        "Digests: full (every paper's whole card), 12 papers a page."
+        "Digests: full (every paper's whole card), 12 papers a page.\nInstant alerts: whole cards."
     )
-    assert await say(runtime, "/layout compact") == f"Digests: {compact.replace('30', '12')}."
+    assert await say(runtime, "/layout compact") == (
+        f"Digests: {compact.replace('30', '12')}.{glance}"
+    )
     assert await say(runtime, "/layout abstracts 1") == (
         "Digests: compact (each paper at a glance, the first with its abstract; every card a "
-        "button away), 12 papers a page."
+        f"button away), 12 papers a page.{glance}"
     )
     assert await say(runtime, "/layout page 500") == (
         "<code>/layout page</code> takes a number from 5 to 100."

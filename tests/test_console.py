@@ -44,7 +44,7 @@ def test_alerts_are_printed_when_a_listing_arrives(tmp_path: Path) -> None:
     result = paperbot(tmp_path, "console", stdin="", env=env)
     assert result.returncode == 0, result.stderr
     assert "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
-    assert "**KV-cache**" in result.stdout and 'matched "kv cache" (filter 1)' in result.stdout
+    assert 'matched "kv cache" (filter 1)' in result.stdout and "TL;DR:" in result.stdout
     assert "<b>" not in result.stdout and "&amp;" not in result.stdout
     again = paperbot(tmp_path, "console", stdin="/status\n", env=env)
     assert "BeNice" not in again.stdout and "Waiting for you: 0 papers" in again.stdout
@@ -255,7 +255,10 @@ def test_a_filter_allowed_by_raised_limits_is_matched_and_delivered(tmp_path: Pa
     (tmp_path / "inbox").mkdir()
     env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox", "PAPERBOT_FILTERS_MAX_TERMS": "40"}
     setup = paperbot(
-        tmp_path, "console", stdin=f"/subscribe {TWENTY_FIVE_TERMS}\n/mode instant\n", env=env
+        tmp_path,
+        "console",
+        stdin=f"/subscribe {TWENTY_FIVE_TERMS}\n/mode instant\n/layout full\n",
+        env=env,
     )
     assert "Filter 1 saved, understood as looped OR qz0 OR qz1 OR" in setup.stdout, setup.stderr
     shutil.copy(SEEDS / "002_fdf517bcef682927.txt", tmp_path / "inbox")

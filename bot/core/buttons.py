@@ -64,8 +64,9 @@ class ConfirmStop:
 Press = ShowCard | NextPage | Rate | FollowSimilar | RemoveFilter | ConfirmStop
 
 
-def card_button(row_id: int, number: int) -> Button:
-    return Button(f"📄 {number}", f"card:{row_id}")
+def card_button(row_id: int, number: int | None) -> Button:
+    """A paper's whole card (its abstract, comments, links), by its number in the message."""
+    return Button(f"📄 {number}" if number is not None else "📄 Abstract", f"card:{row_id}")
 
 
 def more_button(row_id: int, number: int, remaining: int) -> Button:

@@ -225,21 +225,19 @@ def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Out
     return [Outgoing(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
 
 
-def compose_alert(items: Composed) -> list[Outgoing]:
-    """Instant alerts, each paper with its 👍, 👎 and "more like this" (numbered when a message
-    has several)."""
-    messages = render_alert([item for item, _ in items])
+def compose_alert(items: Composed, layout: Layout) -> list[Outgoing]:
+    """Instant alerts, each paper with its 👍, 👎 and "more like this", and in a compact layout
+    its card (numbered when a message has several)."""
+    messages = render_alert([item for item, _ in items], compact=layout.compact)
     outgoing = messages_with_rows(messages, items)
     several = len(items) > 1
     for message, out in zip(messages, outgoing, strict=True):
-        out.buttons = [
-            paper_buttons(
-                items[i][1][0].id,
-                i + 1 if several else None,
-                similar=bool(items[i][0].paper.arxiv_id),
-            )
-            for i in message.items
-        ]
+        for i in message.items:
+            item, rows = items[i]
+            number = i + 1 if several else None
+            cards = [card_button(rows[0].id, number)] if layout.compact else []
+            similar = bool(item.paper.arxiv_id)
+            out.buttons.append([*cards, *paper_buttons(rows[0].id, number, similar=similar)])
     return outgoing
 
 

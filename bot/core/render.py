@@ -35,6 +35,7 @@ WHY_SHOWN = 200  # characters of the terms a ranked paper was ranked up for
 LINK_MAX = 2000  # a longer address is not linked
 UNTITLED = "(untitled)"  # a title with nothing to show (a message must show something)
 ADDRESS_SHOWN = 80  # characters of an address shown as a link's text
+_DERIVED = " <i>(headline derived from the abstract)</i>"  # after a title made from the abstract
 
 
 @dataclass(frozen=True)
@@ -167,9 +168,7 @@ def render_paper(
     title = _title(item)
     if number is not None:
         title = f"{number}. {title}"
-    lines = [f"<b>{title}</b>"]
-    if paper.title_derived:
-        lines[0] += " <i>(headline derived from the abstract)</i>"
+    lines = [f"<b>{title}</b>" + (_DERIVED if paper.title_derived else "")]
     details = _details(item, AUTHORS_SHOWN)
     lines.append(" · ".join(d for d in details if d))
     summary = tldr(paper.abstract, paper.title)
@@ -246,13 +245,21 @@ class Message:
     items: list[int]  # indices of the items it carries
 
 
-def render_alert(items: Sequence[Item]) -> list[Message]:
+def render_alert(items: Sequence[Item], *, compact: bool = True) -> list[Message]:
     """Instant alerts: the papers that arrived together, in as few messages as fit, numbered
-    when there are several (their 👍/👎 buttons name them)."""
+    when there are several (their buttons name them). Compact: each paper at a glance, as a
+    digest entry that names the filters it matched (its whole card a button away); else every
+    paper's whole card."""
     several = len(items) > 1
-    return pack(
-        [render_fitting(item, number=n if several else None) for n, item in enumerate(items, 1)]
-    )
+    numbers = range(1, len(items) + 1) if several else [None] * len(items)
+    if compact:
+        return pack(
+            [
+                render_entry(item, abstract=False, number=n, filters=True)
+                for n, item in zip(numbers, items, strict=True)
+            ]
+        )
+    return pack([render_fitting(item, number=n) for n, item in zip(numbers, items, strict=True)])
 
 
 def plural(n: int, word: str) -> str:
@@ -279,11 +286,17 @@ def rank_of(score: float | None, in_title: bool, filters: int) -> Rank:
 
 
 def render_entry(
-    item: Item, *, abstract: bool, budget: int = MESSAGE_LIMIT, number: int | None = None
+    item: Item,
+    *,
+    abstract: bool,
+    budget: int = MESSAGE_LIMIT,
+    number: int | None = None,
+    filters: bool = False,
 ) -> str:
     """A paper in a compact digest, read at a glance: its number in the digest (the card
     buttons name it), its title linked to its abstract page, the first authors, the one-line
-    TL;DR; the abstract in an expandable quote only when asked (the first few of a digest)."""
+    TL;DR; the filters it matched when asked (an alert's, which has no headings); the abstract
+    in an expandable quote only when asked (the first few of a digest)."""
     paper = item.paper
     title = _title(item)
     if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
@@ -292,11 +305,14 @@ def render_entry(
         title = f"{number}. {title}"
     details = _details(item, ENTRY_AUTHORS)
     details = [details[0], details[2]]  # authors and cross-list: the date is the digest's
-    lines = [f"<b>{title}</b>", " · ".join(d for d in details if d)]
+    lines = [f"<b>{title}</b>" + (_DERIVED if paper.title_derived else "")]
+    lines.append(" · ".join(d for d in details if d))
     summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
     if summary:
         lines.append(f"<i>TL;DR:</i> {escape(summary)}")
     lines.append(_why(item))
+    if filters:
+        lines.append(_filters_line(item.filters))
     text = "\n".join(line for line in lines if line)
     if size(text) > budget:
         return _bare(item, budget, number)

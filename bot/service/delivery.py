@@ -135,10 +135,14 @@ class Postman:
                     if row.chat_id in mine:
                         by_chat[row.chat_id].append(row)
             versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
+            with self.database.session() as session:
+                layouts = {c: _layout(chats.get_chat(session, chat_id=c)) for c in by_chat}
+            alerts = (
+                self._alert_chat(c, rows, versions[c], layouts[c])
+                for c, rows in sorted(by_chat.items())
+            )
             with self.composer.round(list(by_chat)):
-                for part in await asyncio.gather(
-                    *(self._alert_chat(c, rows, versions[c]) for c, rows in sorted(by_chat.items()))
-                ):
+                for part in await asyncio.gather(*alerts):
                     report.add(part)
         return report
 
@@ -238,14 +242,16 @@ class Postman:
 
     # -- rounds ------------------------------------------------------------------------------
 
-    async def _alert_chat(self, chat_id: int, rows: list[Delivery], version: int) -> SendReport:
+    async def _alert_chat(
+        self, chat_id: int, rows: list[Delivery], version: int, layout: Layout
+    ) -> SendReport:
         report = SendReport()
         async with self.chat_locks[chat_id]:
             if self.chat_versions[chat_id] != version:  # sent to since `rows` were read
                 with self.database.session() as session:
                     rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
             items = self.composer.items(chat_id, rows)
-            await self._send_messages(chat_id, compose_alert(items), report)
+            await self._send_messages(chat_id, compose_alert(items, layout), report)
         return report
 
     async def _send_digest(self, chat: Chat, report: SendReport, in_round: bool) -> None:
@@ -413,3 +419,7 @@ class Postman:
         if sent.message_id is not None:
             report.messages += 1
         return report
+
+
+def _layout(chat: Chat | None) -> Layout:
+    return Layout.of(chat) if chat else Layout()

@@ -105,9 +105,10 @@ HOSTILE = settings(
 @HOSTILE
 @given(st.lists(items(), min_size=1, max_size=4))
 def test_alerts_of_hostile_papers_are_sendable(batch: list[Item]) -> None:
-    messages = compose_alert(composed(batch))
-    assert_sendable(messages)
-    assert_every_row_settled(messages, composed(batch))
+    for layout in (Layout(), Layout(compact=False)):
+        messages = compose_alert(composed(batch), layout)
+        assert_sendable(messages)
+        assert_every_row_settled(messages, composed(batch))
 
 
 @HOSTILE

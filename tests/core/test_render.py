@@ -59,7 +59,8 @@ def items(draw: st.DrawFn) -> Item:
 
 @given(st.lists(items(), min_size=1, max_size=6))
 def test_alerts_and_digests_are_valid_telegram_html_within_the_limit(batch: list[Item]) -> None:
-    for messages in (render_alert(batch), render_digest(batch, "Your digest, 22 Oct 2026")):
+    alerts = [render_alert(batch), render_alert(batch, compact=False)]
+    for messages in (*alerts, render_digest(batch, "Your digest, 22 Oct 2026")):
         assert sorted(i for m in messages for i in m.items) == list(range(len(batch)))
         for message in messages:
             assert size(message.text) <= MESSAGE_LIMIT
@@ -120,7 +121,7 @@ def test_the_card_names_comments_and_cross_lists_and_quotes_no_empty_abstract() 
 
 def test_a_paper_too_long_for_one_message_gets_a_shortened_abstract() -> None:
     long = paper(abstract="word " * 2000)
-    [message] = render_alert([Item(long, [], [MatchedFilter(1, "word")])])
+    [message] = render_alert([Item(long, [], [MatchedFilter(1, "word")])], compact=False)
     assert size(message.text) <= MESSAGE_LIMIT and "…</blockquote>" in message.text
     assert "arxiv.org/abs/2610.00001" in message.text
 

@@ -114,6 +114,28 @@ async def test_an_instant_round_sends_each_pending_row_once(post: Post, clock: C
     assert post.sleeps.seconds == []
 
 
+@pytest.mark.parametrize("style", ["compact", "full"])
+async def test_instant_alerts_follow_the_chats_layout(post: Post, clock: Clock, style: str) -> None:
+    """Compact (the default): each paper at a glance with the filter it matched, its abstract a
+    card button away; full: every whole card, abstract quoted."""
+    follow(post, clock, KV_CHAT, '"kv cache"', mode="instant", digest_style=style)
+    seeds_arrive(post, clock)
+    await post.postman.deliver_instant()
+    [alert] = post.transport.sent
+    assert titles(alert.text) == [BENICE, ELASTICKV]
+    assert '"kv cache" (filter 1)' in alert.text
+    labels = [[b.label for b in row] for row in alert.buttons]
+    if style == "compact":
+        assert "<blockquote" not in alert.text and "TL;DR" in alert.text
+        assert labels == [["📄 1", "👍 1", "👎 1"], ["📄 2", "👍 2", "👎 2"]]  # seeds: no arXiv id
+        post.transport.sent = []
+        assert await post.postman.send_card(KV_CHAT, int(alert.buttons[0][0].data.split(":")[1]))
+        assert "<blockquote expandable>" in post.transport.sent[0].text  # one tap away
+    else:
+        assert alert.text.count("<blockquote expandable>") == 2
+        assert labels == [["👍 1", "👎 1"], ["👍 2", "👎 2"]]
+
+
 async def test_a_second_round_sends_nothing(post: Post, clock: Clock) -> None:
     instant_chats(post, clock)
     await post.postman.deliver_instant()

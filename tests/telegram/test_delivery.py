@@ -25,13 +25,15 @@ SEED_000, SEED_002 = "000_d8ca0602e3945843.txt", "002_fdf517bcef682927.txt"
 
 
 def papers_in(texts: list[str]) -> list[str]:
-    """The titles of the papers in the messages (each paper opens with its bold title)."""
+    """The titles of the papers in the messages (each paper opens with its bold title, linked
+    in a compact entry)."""
     titles = [m for text in texts for m in re.findall(r"^<b>(.+)</b>", text, re.M)]
-    return [re.sub(r"</?u>|^\d+\. ", "", title) for title in titles]
+    return [re.sub(r"</?u>|^\d+\. |<a [^>]*>|</a>", "", title) for title in titles]
 
 
 def alerts(world: World, chat_id: int) -> list[str]:
-    return [t for t in world.server.texts(chat_id) if "<blockquote expandable>" in t]
+    """The messages that carry papers: those with 👍 buttons."""
+    return [m["text"] for m in world.server.sent(chat_id) if "'like:" in str(m.get("reply_markup"))]
 
 
 def ledger(world: World, chat_id: int) -> dict[str, int]:
@@ -55,12 +57,14 @@ async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None
     assert report.sent == 2 and ledger(world, ADA) == {"sent": 2}
     message = world.server.sent(ADA)[-1]
     assert message["parse_mode"] == "HTML" and message["link_preview_options"]["is_disabled"]
-    rows = message["reply_markup"]["inline_keyboard"]  # two papers: numbered 👍 and 👎 each
-    assert [[b["text"] for b in row] for row in rows] == [["👍 1", "👎 1"], ["👍 2", "👎 2"]]
+    rows = message["reply_markup"]["inline_keyboard"]  # two papers: numbered card, 👍, 👎 each
+    labels = [[b["text"] for b in row] for row in rows]
+    assert labels == [["📄 1", "👍 1", "👎 1"], ["📄 2", "👍 2", "👎 2"]]
     alert = "".join(texts)
     assert alert.count('matched "kv cache" (filter 1)') == 2
     assert "<i>TL;DR:</i> BeNice!, a post-training method that broadcasts" in alert
-    assert "<b>KV-cache</b>" in alert and "(headline derived from the abstract)" in alert
+    assert "(headline derived from the abstract)" in alert
+    assert "<blockquote" not in alert  # at a glance: the abstract is a card button away
 
     assert (await world.runtime.deliver()).messages == 0  # the next tick: nothing twice
 
@@ -209,13 +213,15 @@ async def test_the_sender_keeps_telegrams_limits(make_world: Any) -> None:
     group = -700
     world.server.add_group(group, admins={1})
     await instant_user(world, ADA, "language", "model", "learning")
+    await world.command(ADA, "/layout full")  # whole cards: more messages to pace
     await world.command(group, "/subscribe language", user_id=1)
     await world.command(group, "/mode instant", user_id=1)
+    await world.command(group, "/layout full", user_id=1)
     await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
     world.time.slept.clear()
     start = world.time.now
     await world.runtime.deliver()
-    sends = [c for c in world.server.calls_to("sendMessage") if "blockquote" in c.params["text"]]
+    sends = [c for c in world.server.calls_to("sendMessage") if "like:" in str(c.params)]
     to_ada = sum(1 for c in sends if c.params["chat_id"] == str(ADA))
     to_group = sum(1 for c in sends if c.params["chat_id"] == str(group))
     assert to_ada >= 2 and to_group >= 2
@@ -256,8 +262,8 @@ async def test_a_feed_paper_reaches_an_instant_chat(make_world: Any, feeds: Feed
     await world.command(101, "/mode instant")
     await world.drop()  # the scan polls the feed, being due
     await world.runtime.deliver()
-    alerts = [t for t in world.server.texts(101) if "<blockquote expandable>" in t]
-    assert alerts and "arxiv.org/abs/" in alerts[0]
+    [alert] = alerts(world, 101)
+    assert "arxiv.org/abs/" in alert
     await world.drop()  # not due again yet: no second request
     assert feeds.requests == ["/rss/cs"]
 
