@@ -233,10 +233,16 @@ def _text_context() -> LatexContextDb:
             *(MacroTextSpec(name, discard=True) for name in _SWITCHES),
         ],
     )
-    context.set_unknown_macro_spec(
-        MacroTextSpec("", simplify_repl=lambda n: n.macroname + n.macro_post_space)
-    )
+    context.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=_unknown_macro_to_text))
     return context
+
+
+def _unknown_macro_to_text(node: Any) -> str:
+    """An author's macro keeps its name (\\method -> method), but the common shorthand for a bold
+    letter is the letter (\\bW -> W)."""
+    name = str(node.macroname)
+    letter = name[1:] if len(name) == 2 and name.startswith("b") else name
+    return letter + str(node.macro_post_space)
 
 
 def _math_macros() -> list[MacroTextSpec]:

@@ -125,6 +125,7 @@ def test_macros_with_arguments(raw: str, clean: str) -> None:
             "improves \\change{the food object selection} in",
             "improves the food object selection in",
         ),
+        ("where ${\\bW_q}$ and $\\bW_k$ are", "where $W_q$ and $W_k$ are"),
         ("(35 U.S.C {\\S} 112(b))", "(35 U.S.C § 112(b))"),
         ("an offline ''retrospection'' process", "an offline “retrospection” process"),
         ("(using ''hello'' and ''thank you'') and", "(using “hello” and “thank you”) and"),
