@@ -139,10 +139,11 @@ def _script(base: str, script: str) -> tuple[str, str]:
 
 
 def _is_compound(text: str, separator: re.Pattern[str]) -> bool:
-    """More than one term: a+b, Δ,s, "response length"; not x, -1, σ_1(a+b) or |x|."""
+    """More than one term: a+b, Δ,s, +(1-2), "response length"; not x, -1, σ_1(a+b) or |x|."""
     if len(text) < 2:
         return False
-    unbracketed = _BRACKETED.sub("", _BRACKETED.sub("", text.lstrip("-+−")))
+    unsigned = text[1:] if text[0] in "-+−" and text[1].isalnum() else text
+    unbracketed = _BRACKETED.sub("", _BRACKETED.sub("", unsigned))
     return bool(separator.search(unbracketed))
 
 

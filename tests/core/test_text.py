@@ -115,6 +115,7 @@ def test_macros_with_arguments(raw: str, clean: str) -> None:
             "test functions $h:ℝ^n × S^(n-1)→ℝ$.",
         ),
         ("the $\\ell_{2,0}$-norm constraint", "the $ℓ_(2,0)$-norm constraint"),
+        ("metastatic burden ($N_{+(1-2)}$)", "metastatic burden ($N_(+(1-2))$)"),
         ("$E_X = [ E_{x_1} , \\dots, E_{x_T} ]^\\top$", "$E_X = [ E_(x_1) , …, E_(x_T) ]^⊤$"),
         ("$\\mathbf{W} \\approx \\mathbf{Q} + \\mathbf{L}\\mathbf{R}$", "$W≈Q + LR$"),
         ("the $\\mathsf{AC}^0$ and $\\mathtt{DPMA}$", "the $AC^0$ and $DPMA$"),
