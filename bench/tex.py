@@ -4,9 +4,10 @@
 
 DATA_DIR holds the real listings (`../shared/data`, JSONL files, searched recursively). Every title
 and abstract goes through `clean_text`; the report counts the texts that still hold each leftover
-(`\\href`, a literal `%s`, `\\(`, TeX quotes ``, a `$` pair around math without letters, any
-`\\command`), and the time per 1,000 texts. `--reference` runs the same with `clean_text` from
-another copy of bot/core/text.py (the code before a change, say
+(`\\href`, a literal `%s`, `\\(`, TeX quotes `` or '', quotes half TeX and half not, a `$` pair
+around math without letters, any `\\command`, any backslash (`i.i.d.\\ data`), a macro's name
+left inside math (`$fracγ2$`)), and the time per 1,000 texts. `--reference` runs the same with
+`clean_text` from another copy of bot/core/text.py (the code before a change, say
 `git show HEAD:bot/core/text.py > /tmp/text_before.py`).
 """
 
@@ -20,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -27,6 +29,10 @@ sys.path.insert(0, str(ROOT))
 from bot.core import text  # noqa: E402
 
 Clean = Callable[[str], str]
+
+
+class Finder(Protocol):
+    def search(self, text: str, /) -> re.Match[str] | None: ...
 
 
 class SymbolOnlyMath:
@@ -38,14 +44,30 @@ class SymbolOnlyMath:
         return next((m for m in self.pairs.finditer(text) if not LETTER.search(m[0])), None)
 
 
+class MacroNameInMath:
+    """Finds `$operatornameMEC(k,q)$`: a macro's name glued to what follows, inside math."""
+
+    math = re.compile(r"\$[^$]{1,120}\$")
+    name = re.compile(
+        r"(?<![A-Za-z])(?:[dt]?frac|boldsymbol|pmb|math[a-z]+|operatorname|text[a-z]*|binom"
+        r"|sqrt|left|right|big|displaystyle|verb)(?=[^a-z\s.,;:)]|$)"
+    )
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next((n for m in self.math.finditer(text) for n in self.name.finditer(m[0])), None)
+
+
 LETTER = re.compile(r"[^\W\d_]")
-LEFTOVERS = {
+LEFTOVERS: dict[str, Finder] = {
     "href": re.compile(r"\\href"),
     "percent_s": re.compile(r"%s"),
     "math_paren": re.compile(r"\\\("),
-    "tex_quotes": re.compile(r"``"),
+    "tex_quotes": re.compile(r"``|''"),
+    "mixed_quotes": re.compile(r"(?:''|\")[^\"“”'\n]{1,200}”|“[^\"“”\n]{1,200}(?:''|\")"),
     "symbol_only_math": SymbolOnlyMath(),
     "command": re.compile(r"\\[a-zA-Z]+"),
+    "backslash": re.compile(r"\\"),
+    "macro_name_in_math": MacroNameInMath(),
 }
 
 

@@ -13,7 +13,12 @@ from functools import lru_cache
 from typing import Any
 
 from pylatexenc import latexwalker
-from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+    fmt_math_text_style,
+    get_default_latex_context_db,
+)
 from pylatexenc.macrospec import LatexContextDb, MacroSpec
 
 _TAG = re.compile(r"<[^<>]{0,2000}>")
@@ -35,7 +40,9 @@ _TEX_SPAN = re.compile(
       \$\$[^$]+?\$\$ | \\\[(?:(?!\\\[).)+?\\\]             # display math
     | \$[^$\n]+?\$ | \\\((?:(?!\\\().)+?\\\)               # inline math
     | (?=\{{\\){_GROUP}                                   # {{\em text}}, {{\"o}}
+    | \\verb\*?([^\sa-zA-Z*])[^\n]{{0,300}}?\1             # \verb+a_b+, kept as typed
     | \\[a-zA-Z]+\*?(?:\[[^\[\]{{}}]*\])?(?:{_GROUP})*    # \macro[opt]{{arg}}{{arg}}
+    | \\[ ]                                               # a control space: i.i.d.\ data
     | \\[^a-zA-Z\s()\[\]](?:\{{\\?[a-zA-Z]\}}|[a-zA-Z])?  # accents \"o \"{{o}}, escapes \% \&
     | ``|(?<=\S)''|(?<![-!<])---?(?![->])                # TeX quotes and dashes
     | (?:(?<=[^\W\d_])|(?<=[.,;:)\]}}]))~(?=\S)           # a tie (vs.~SISO); (~10%) stays
@@ -43,13 +50,43 @@ _TEX_SPAN = re.compile(
     re.X,
 )
 _TEX_HINT = re.compile(r"[\\$`~]|--|''")
+_MACRO_BEFORE_ARGUMENT = re.compile(r"\\([a-zA-Z]+)(?=\{[^}])")
+_VERBATIM = re.compile(r"\\verb\*?([^\sa-zA-Z*])(.*)\1")
+# A double quote opened or closed the TeX way, even when the other end is straight or curly
+# (``x", "x'', ''x''), is one pair; two straight quotes ("x") stay as the author typed them.
+_DOUBLE_QUOTED = re.compile(
+    r"""(``|“|(?<![^\s(\[{])(?:''|"))(?=\S)((?:[^"“”`'$]|'(?!')){1,300}?)(?<=\S)(''|"|”)(?!\w)"""
+)
 _BARE_SPECIAL = re.compile(r"(?<!\\)([%&#])")
 # Operator names pylatexenc would glue to their neighbours ($\kappa\log m$ -> "κlogm").
 _OPERATOR = re.compile(r"\\(log|ln|exp|min|max|sup|inf|lim|sin|cos|tan|det|arg|Pr)(?![a-zA-Z])")
 _SINGLE_QUOTED = re.compile(r"`([^`'\n]{1,80})'(?![\w'])")
 _URL_ESCAPE = re.compile(r"\\([%#&_~$])")
 _SUPERSCRIPT = str.maketrans("0123456789+-−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻")
+_SUBSCRIPT = str.maketrans("0123456789+-−", "₀₁₂₃₄₅₆₇₈₉₊₋₋")
 _POWER = re.compile(r"\^([-+−]?\d+)")
+# What makes a fraction's part or a script more than one term (brackets removed first).
+_TERM_SEPARATOR = re.compile(r"[\s+\-−=<>≤≥≈∼≠/,·×±∓*∗:;|∈∝→]")
+_SCRIPT_SEPARATOR = re.compile(r"[\s+\-−=<>≤≥≈∼≠/,·×±∓*∗:;|∈∝→_^]")
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+# Macros with arguments that math in abstracts uses, as the parser must read them.
+_FRACTIONS = ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac")
+_DOUBLE_STRUCK = ("mathbb", "mathbbm", "mathds")
+# Styles that only change a letter's look: \mathbf{x} and \boldsymbol\theta read x and θ
+# (\mathbb, \mathcal, \mathscr and \mathfrak keep their letters: ℝ, 𝒪, ℒ, 𝔤 mean something else).
+_PLAIN_STYLES = ("mathbf", "mathit", "mathsf", "mathtt", "mathnormal", "bm", "boldsymbol", "pmb")
+_ONE_ARGUMENT = (
+    *("texttt", "textsuperscript", "textsubscript", "unicode", "color", "url", "mathop"),
+    *("norm", "abs", *_DOUBLE_STRUCK, *_PLAIN_STYLES),
+)
+_REPLACEMENTS = {"eg": "e.g.", "ie": "i.e.", "deg": "°", "S": "§", "Diamond": "◇", "Box": "□"}
+_REPLACEMENTS |= {"checkmark": "✓", "cmark": "✓", "xmark": "✗"}
+# Macros that only set a look or a size: their own text is nothing.
+_SWITCHES = (
+    *("tt", "em", "it", "bf", "sc", "sl", "rm", "large", "Large", "small", "color"),
+    *("left", "right", "displaystyle", "textstyle", "scriptstyle", "limits", "nolimits"),
+    *("big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr"),
+)
 # Macros whose argument is plain text: math holding only these ($\textit{...}$) is text.
 _TEXT_MACROS = frozenset(
     [
@@ -71,13 +108,49 @@ _TEXT_MACROS = frozenset(
 
 class _ReadableText(LatexNodes2Text):  # type: ignore[misc]  # pylatexenc ships no type hints
     """pylatexenc's converter, writing math the project's way: math with letters stays between
-    dollars ($α>1$), math without letters is plain text (3×, 90%, R³)."""
+    dollars ($α>1$), math without letters is plain text (3×, 90%, R³), and a sub- or superscript
+    keeps its grouping ($τ^(Δ,s)$)."""
 
     def math_node_to_text(self, node: Any) -> str:
         content = fold_whitespace(super().math_node_to_text(node))
         if _holds_only_text(node.nodelist) or not any(c.isalpha() for c in content):
             return _POWER.sub(lambda m: _superscript(m.group(1)), content)
         return f"${content}$"
+
+    def nodelist_to_text(self, nodelist: list[Any]) -> str:
+        """pylatexenc's own loop (a bare macro keeps its space before letters: "log m"), with
+        what follows a ^ or _ written as a script."""
+        text = ""
+        for previous, node in zip([None, *nodelist], nodelist, strict=False):
+            if self._is_bare_macro_node(previous) and node.isNodeType(latexwalker.LatexCharsNode):
+                text += previous.macro_post_space
+            piece = self.node_to_text(node)
+            if text.endswith(("^", "_")) and not node.isNodeType(latexwalker.LatexCharsNode):
+                text, piece = _script(text, piece.strip())
+            text += piece
+        return text
+
+
+def _script(base: str, script: str) -> tuple[str, str]:
+    """A script after its caret: x^{2} -> x^2, τ^{Δ,s} -> τ^(Δ,s), 30^{\\circ} -> 30°."""
+    if script == "∘" and base.endswith("^"):
+        return base[:-1], "°"
+    return base, f"({script})" if _is_compound(script, _SCRIPT_SEPARATOR) else script
+
+
+def _is_compound(text: str, separator: re.Pattern[str]) -> bool:
+    """More than one term: a+b, Δ,s, +(1-2), "response length"; not x, -1, σ_1(a+b) or |x|."""
+    if len(text) < 2:
+        return False
+    unsigned = text[1:] if text[0] in "-+−" and text[1].isalnum() else text
+    unbracketed = _BRACKETED.sub("", _BRACKETED.sub("", unsigned))
+    return bool(separator.search(unbracketed))
+
+
+def _fraction_to_text(node: Any, l2tobj: LatexNodes2Text) -> str:
+    """\\frac{a+b}{2} -> (a+b)/2, \\frac\\gamma2 -> γ/2."""
+    parts = [_argument_text(node, l2tobj, index) for index in (0, 1)]
+    return "/".join(f"({p})" if _is_compound(p, _TERM_SEPARATOR) else p for p in parts)
 
 
 def _holds_only_text(nodes: list[Any]) -> bool:
@@ -132,12 +205,13 @@ def _unicode_to_text(node: Any) -> str:
 def _walker_context() -> LatexContextDb:
     """What the parser must know to give these macros their arguments."""
     context = latexwalker.get_default_latex_context_db()
-    one_argument = ["texttt", "textsuperscript", "bm", "boldsymbol", "unicode", "color", "url"]
+    two_arguments = ["href", "hyperlink", "binom", *_FRACTIONS]
     context.add_context_category(
         "paperbot",
         prepend=True,
-        macros=[MacroSpec("href", "{{"), MacroSpec("hyperlink", "{{")]
-        + [MacroSpec(name, "{") for name in one_argument],
+        macros=[MacroSpec("operatorname", "*{")]
+        + [MacroSpec(name, "{{") for name in two_arguments]
+        + [MacroSpec(name, "{") for name in _ONE_ARGUMENT],
     )
     return context
 
@@ -145,22 +219,6 @@ def _walker_context() -> LatexContextDb:
 def _text_context() -> LatexContextDb:
     """How these macros read; an unknown macro (an author's \\method) keeps its name."""
     context = get_default_latex_context_db()
-    replacements = {"eg": "e.g.", "ie": "i.e.", "deg": "°", "Diamond": "◇", "Box": "□"}
-    switches = [
-        "tt",
-        "em",
-        "it",
-        "bf",
-        "sc",
-        "sl",
-        "rm",
-        "large",
-        "Large",
-        "small",
-        "left",
-        "right",
-        "color",
-    ]
     context.add_context_category(
         "paperbot",
         prepend=True,
@@ -170,19 +228,48 @@ def _text_context() -> LatexContextDb:
             MacroTextSpec("url", simplify_repl=lambda n: _argument_source(n, 0)),
             MacroTextSpec("unicode", simplify_repl=_unicode_to_text),
             MacroTextSpec("footnote", simplify_repl=_footnote_to_text),
-            MacroTextSpec(
-                "textsuperscript",
-                simplify_repl=lambda n, l2tobj: _superscript(l2tobj.node_arg_to_text(n, 0)),
-            ),
-            *(MacroTextSpec(name, discard=False) for name in ("texttt", "bm", "boldsymbol")),
-            *(MacroTextSpec(name, simplify_repl=text) for name, text in replacements.items()),
-            *(MacroTextSpec(name, discard=True) for name in switches),
+            *_math_macros(),
+            *(MacroTextSpec(name, discard=False) for name in ("texttt", "mathop", *_PLAIN_STYLES)),
+            *(MacroTextSpec(name, simplify_repl=text) for name, text in _REPLACEMENTS.items()),
+            *(MacroTextSpec(name, discard=True) for name in _SWITCHES),
         ],
     )
-    context.set_unknown_macro_spec(
-        MacroTextSpec("", simplify_repl=lambda n: n.macroname + n.macro_post_space)
-    )
+    context.set_unknown_macro_spec(MacroTextSpec("", simplify_repl=_unknown_macro_to_text))
     return context
+
+
+def _unknown_macro_to_text(node: Any) -> str:
+    """An author's macro keeps its name (\\method -> method), but the common shorthand for a bold
+    letter is the letter (\\bW -> W)."""
+    name = str(node.macroname)
+    letter = name[1:] if len(name) == 2 and name.startswith("b") else name
+    return letter + str(node.macro_post_space)
+
+
+def _math_macros() -> list[MacroTextSpec]:
+    """Macros with arguments as plain text: \\frac{a+b}{2} -> (a+b)/2, \\operatorname{X} -> X."""
+    return [
+        MacroTextSpec("operatorname", simplify_repl=lambda n, l2tobj: _argument_text(n, l2tobj, 1)),
+        MacroTextSpec("binom", "C(%s,%s)"),
+        MacroTextSpec("norm", "‖%s‖"),
+        MacroTextSpec("abs", "|%s|"),
+        MacroTextSpec(
+            "textsuperscript",
+            simplify_repl=lambda n, l2tobj: _superscript(_argument_text(n, l2tobj, 0)),
+        ),
+        MacroTextSpec(
+            "textsubscript",
+            simplify_repl=lambda n, l2tobj: _subscript(_argument_text(n, l2tobj, 0)),
+        ),
+        *(MacroTextSpec(name, simplify_repl=_fraction_to_text) for name in _FRACTIONS),
+        *(MacroTextSpec(name, simplify_repl=_double_struck) for name in _DOUBLE_STRUCK),
+    ]
+
+
+def _double_struck(node: Any, l2tobj: LatexNodes2Text) -> str:
+    """\\mathbb{R} -> ℝ, and the indicator \\mathbbm{1} -> 𝟙."""
+    text = _argument_text(node, l2tobj, 0)
+    return "𝟙" if text == "1" else str(fmt_math_text_style(text, "doublestruck"))
 
 
 @lru_cache(maxsize=1)
@@ -197,6 +284,12 @@ def _superscript(text: str) -> str:
     """2 -> ², -1 -> ⁻¹; anything else keeps its caret (^st)."""
     raised = text.translate(_SUPERSCRIPT)
     return raised if raised != text and all(c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻" for c in raised) else f"^{text}"
+
+
+def _subscript(text: str) -> str:
+    """2 -> ₂ (CO₂); anything else keeps its underscore."""
+    lowered = text.translate(_SUBSCRIPT)
+    return lowered if lowered != text and all(c in "₀₁₂₃₄₅₆₇₈₉₊₋" for c in lowered) else f"_{text}"
 
 
 def strip_html(text: str) -> str:
@@ -222,9 +315,13 @@ TEX_SPAN_MAX = 1000
 def _tex_span_to_text(span: str) -> str:
     if len(span) > TEX_SPAN_MAX:
         return span
+    if verbatim := _VERBATIM.fullmatch(span):
+        return verbatim.group(2)
     converter, parser_context = _converter()
     try:
         source = _OPERATOR.sub(r" \1 ", _BARE_SPECIAL.sub(r"\\\1", span))
+        if "{" in source:
+            source = _unwrap_unknown_macros(source, converter.latex_context)
         converted = converter.latex_to_text(source, latex_context=parser_context)
     except Exception:  # pylatexenc raises assorted errors on odd input; keep the source then
         return span
@@ -233,15 +330,34 @@ def _tex_span_to_text(span: str) -> str:
     return _WHITESPACE.sub(" ", converted.replace("\xa0", " "))  # clean_text trims the line
 
 
+def _unwrap_unknown_macros(source: str, context: LatexContextDb) -> str:
+    """An unknown macro before an argument is an author's markup (\\change{the food} -> the
+    food); without one it is a name (\\method) and stays."""
+
+    def unwrap(macro: re.Match[str]) -> str:
+        return "" if context.get_macro_spec(macro.group(1)).macroname == "" else macro.group(0)
+
+    return _MACRO_BEFORE_ARGUMENT.sub(unwrap, source)
+
+
 def tex_to_unicode(text: str) -> str:
     """Accents and common macros to Unicode (`Sch\\"on` -> Schön, `\\emph{x}` -> x), TeX quotes
     and dashes to typography; math with letters kept readable between its dollars ($α>1$)."""
     if not _TEX_HINT.search(text):
         return text
+    if "\n" in text:  # math wrapped over two lines is one span
+        text = fold_whitespace(text)
+    if "''" in text or "``" in text:
+        text = _DOUBLE_QUOTED.sub(_pair_quotes, text)
     text = _TEX_SPAN.sub(lambda m: _tex_span_to_text(m.group(0)), text)
     if "{" in text or "}" in text:
         text = _strip_grouping_braces(text)
     return _SINGLE_QUOTED.sub("‘\\1’", text)
+
+
+def _pair_quotes(quoted: re.Match[str]) -> str:
+    opening, body, closing = quoted.groups()
+    return quoted.group(0) if opening == closing == '"' else f"“{body}”"
 
 
 def _strip_grouping_braces(text: str) -> str:

@@ -75,8 +75,79 @@ def test_tex_from_real_abstracts(raw: str, clean: str) -> None:
     assert clean_text(raw) == clean
 
 
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("$p(y | x; \\boldsymbol\\theta)$ and $\\pmb{v}$", "$p(y | x; θ)$ and $v$"),
+        ("$\\boldsymbol{\\theta}$ and $\\mathbf{x}$", "$θ$ and $x$"),
+        ("$\\frac{a}{b}$, $\\frac\\gamma2$, $\\dfrac{\\gamma}{2}$", "$a/b$, $γ/2$, $γ/2$"),
+        ("$\\frac{a+b}{2}$ and $\\tfrac{1}{n-1}$", "$(a+b)/2$ and $1/(n-1)$"),
+        ("$\\operatorname{MEC}(k,q)$, $\\operatorname*{arg\\,max}_x$", "$MEC(k,q)$, $arg max_x$"),
+        ("$\\mathbb{R}$, $\\mathbb{E}$, $\\mathcal{L}$, $\\mathds{1}$", "$ℝ$, $𝔼$, $ℒ$, 𝟙"),
+        ("$\\tau^{\\Delta,s}$ and $x_{i,j}$", "$τ^(Δ,s)$ and $x_(i,j)$"),
+        ("$x^{2}$, $\\theta^{*}$, $e^{-1}$", "$x^2$, $θ^*$, $e^-1$"),
+        ("$\\binom{n}{k}$ and $\\norm{x}_2$", "$C(n,k)$ and $‖x‖_2$"),
+        (
+            "$\\big( x \\Big)$ and $\\displaystyle\\sum_{i=1}^{n} x_i$",
+            "$( x )$ and $∑_(i=1)^n x_i$",
+        ),
+        ("i.i.d.\\ observations", "i.i.d. observations"),
+        ("at \\verb+github.com/a_b~c+ and \\verb|x|.", "at github.com/a_b~c and x."),
+        ("the PDE \\[ u=\n\\nabla v \\] holds", "the PDE $u= ∇ v$ holds"),
+        ("a wrapped $\\tau^{\\Delta,\ns}$", "a wrapped $τ^(Δ, s)$"),
+    ],
+)
+def test_macros_with_arguments(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
+# Real arXiv abstracts (2025-05/06, ../shared/data), cut to the TeX inside math and the quotes.
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        (
+            "if the ratio $\\frac{\\sigma_{1}(\\nabla W_t)}{\\sigma_{1}(W_{t-1})}$ is larger",
+            "if the ratio $σ_1(∇ W_t)/σ_1(W_(t-1))$ is larger",
+        ),
+        ("only $\\frac{\\text{response length}}{3}$. We", "only $(response length)/3$. We"),
+        (
+            "test functions $h:\\mathbb{R}^n \\times S^{n-1} \\to \\mathbb{R}$.",
+            "test functions $h:ℝ^n × S^(n-1)→ℝ$.",
+        ),
+        ("the $\\ell_{2,0}$-norm constraint", "the $ℓ_(2,0)$-norm constraint"),
+        ("metastatic burden ($N_{+(1-2)}$)", "metastatic burden ($N_(+(1-2))$)"),
+        ("$E_X = [ E_{x_1} , \\dots, E_{x_T} ]^\\top$", "$E_X = [ E_(x_1) , …, E_(x_T) ]^⊤$"),
+        ("$\\mathbf{W} \\approx \\mathbf{Q} + \\mathbf{L}\\mathbf{R}$", "$W≈Q + LR$"),
+        ("the $\\mathsf{AC}^0$ and $\\mathtt{DPMA}$", "the $AC^0$ and $DPMA$"),
+        ("bias ($0.05^\\circ$)", "bias (0.05°)"),
+        ("(e.g.\\ crop, zoom)", "(e.g. crop, zoom)"),
+        ("269 long videos (avg.\\ 86\\,min)", "269 long videos (avg. 86 min)"),
+        (
+            "improves \\change{the food object selection} in",
+            "improves the food object selection in",
+        ),
+        ("where ${\\bW_q}$ and $\\bW_k$ are", "where $W_q$ and $W_k$ are"),
+        ("(35 U.S.C {\\S} 112(b))", "(35 U.S.C § 112(b))"),
+        ("an offline ''retrospection'' process", "an offline “retrospection” process"),
+        ("(using ''hello'' and ''thank you'') and", "(using “hello” and “thank you”) and"),
+        (
+            "IQBench: How \"Smart'' Are Vision-Language Models?",
+            "IQBench: How “Smart” Are Vision-Language Models?",
+        ),
+        ('the ``Fusion Network", was proposed', "the “Fusion Network”, was proposed"),
+        (
+            "may cause the LLMs \"overcorrect'': misidentify",
+            "may cause the LLMs “overcorrect”: misidentify",
+        ),
+        ("straight \"quotes\" and ''TeX'' ones", 'straight "quotes" and “TeX” ones'),
+    ],
+)
+def test_tex_inside_math_from_real_abstracts(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean
+
+
 def test_tex_that_pylatexenc_cannot_read_is_kept() -> None:
-    assert tex_to_unicode("\\verb|x|") == "\\verb|x|"
+    assert tex_to_unicode("\\verb|x") == "\\verb|x"  # no closing delimiter
 
 
 def test_a_macro_cut_before_its_arguments_leaves_no_placeholder() -> None:
