@@ -24,7 +24,7 @@ from bot.core.buttons import (
     remove_button,
     stop_buttons,
 )
-from bot.core.chat import Chat
+from bot.core.chat import Chat, Filter
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
 from bot.core.schedule import find_timezone, next_due, parse_digest_time
@@ -237,13 +237,16 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> R
 async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("preview")
-    result = await asyncio.to_thread(
-        subscriptions.preview_filter,
-        runtime.recent,
-        source=args,
-        rules=runtime.rules,
-        scores=runtime.ranker.scores(chat.id),
-    )
+    if is_similar(args):
+        result = await asyncio.to_thread(runtime.similar.preview, source=args)
+    else:
+        result = await asyncio.to_thread(
+            subscriptions.preview_filter,
+            runtime.recent,
+            source=args,
+            rules=runtime.rules,
+            scores=runtime.ranker.scores(chat.id),
+        )
     if isinstance(result, BadFilter):
         return _bad_filter(result)
     return Reply(
@@ -259,9 +262,17 @@ def _list_reply(runtime: Runtime, chat_id: int) -> Reply:
     # a remove button's answer replaces the list in its one message: as many filters as a
     # chat may keep fit there, each shortened more when there are many
     width = max(min(LISTED_LENGTH, (MESSAGE_LIMIT - 100) // len(listed) - 20), 10)
-    lines = [f"{n}. <code>{fit(f.source, width)}</code>" for n, f in enumerate(listed, 1)]
+    lines = [f"{n}. {_listed(f, width)}" for n, f in enumerate(listed, 1)]
     buttons = [[remove_button(f.id, n)] for n, f in enumerate(listed, 1)]
     return Reply("Your filters:\n" + "\n".join(lines), buttons)
+
+
+def _listed(listed: Filter, width: int) -> str:
+    """A filter in /list: as written, and a "more like this" filter's seeds named."""
+    line = f"<code>{fit(listed.source, width)}</code>"
+    if is_similar(listed.source):
+        line += f": {fit(listed.canonical, width)}"
+    return line
 
 
 async def list_(runtime: Runtime, chat: Chat, args: str) -> Reply:
@@ -492,9 +503,15 @@ async def export(runtime: Runtime, chat: Chat, args: str) -> Reply:
     ratings = feedback.export_lines(runtime.database, chat_id=chat.id)
     if not listed and not ratings:
         return Reply("No filters to export.")
-    text = "\n".join(_pre_blocks([f.source for f in listed] + ratings))
+    text = "\n".join(_pre_blocks([_exported(f) for f in listed] + ratings))
     what = "filters and ratings" if ratings and listed else "ratings" if ratings else "filters"
     return Reply(f"Your {what}, one per line (send them back with /import):\n{text}")
+
+
+def _exported(listed: Filter) -> str:
+    """A filter as /import takes it back: as written, a "more like this" filter's seeds named
+    after a '#'."""
+    return f"{listed.source}  # {listed.canonical}" if is_similar(listed.source) else listed.source
 
 
 def _import_problem(problem: BadLine | OverLimit) -> str:

@@ -101,10 +101,20 @@ def test_likes_rank_the_next_digest_and_similar_follows_a_topic(tmp_path: Path) 
     (tmp_path / "inbox" / "day1.xml").write_text(rss(mixed_day(first, 10, first_id=1), first))
     kv = [p.arxiv_id for p in topic_papers("kv", 5, first_id=1, day=first)]
     script = f"/digest\n/like {' '.join(map(str, kv))}\n/similar {kv[0]}\n"
+    script += f"/preview like:{kv[1]}\n/list\n/export\n"
     taught = paperbot(tmp_path, "console", stdin=script, env=env)
     assert taught.returncode == 0, taught.stderr
     assert "Your digests list what you like first (within each filter)" in taught.stdout
     assert 'Filter 2 saved, understood as like "' in taught.stdout
+    seed = next(
+        p.title for p in topic_papers("kv", 2, first_id=1, day=first) if p.arxiv_id == kv[1]
+    )
+    assert f'like "{seed[:20]}' in taught.stdout.split(f"> /preview like:{kv[1]}")[1]
+    assert "(not saved; /subscribe saves it)" in taught.stdout
+    listed = taught.stdout.split("> /list")[1].split("> /export")[0]
+    assert f'2. like:{kv[0]}: like "' in listed  # the seed named, not only its id
+    exported = taught.stdout.split("> /export")[1]
+    assert f'like:{kv[0]}  # like "' in exported  # /import reads the id, skips the comment
 
     later = mixed_day(second, 5, first_id=100, seed=2)
     (tmp_path / "inbox" / "day2.xml").write_text(rss(later, second))
@@ -115,8 +125,12 @@ def test_likes_rank_the_next_digest_and_similar_follows_a_topic(tmp_path: Path) 
     listed = [c.split("\n")[0].split(". ", 1)[-1] for c in cards if "matched we" in c]
     assert len(listed) == 20 and set(listed[:5]) == kv_titles  # the liked topic first
     assert result.stdout.count("★ Ranked up for you:") == 5
-    similar = [c.split("\n")[0].split(". ", 1)[-1] for c in cards if "(filter 2)" in c]
+    matched = [c for c in cards if "matched we" in c]
+    similar = [c.split("\n")[0].split(". ", 1)[-1] for c in matched if "(filter 2)" in c]
     assert similar and set(similar) <= kv_titles  # "more like this" matched the topic only
+    # every paper came under "we": the like filter is counted in the header all the same
+    header = f"(filter 2): {len(similar)} (listed under other filters)"
+    assert 'we (filter 1): 20 (#1–20) · like "' in result.stdout and header in result.stdout
 
 
 CURSOR_REQUEST, CURSOR_AT = b"\x1b[6n", b"\x1b[1;1R"

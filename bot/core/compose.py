@@ -8,7 +8,7 @@ The delivery rounds read rows, papers and filters from the store and hand them h
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -32,6 +32,7 @@ from bot.core.render import (
     MatchedFilter,
     Message,
     Rank,
+    close_quotes,
     digest_groups,
     first_filter,
     first_of,
@@ -135,6 +136,7 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
         self._shared: dict[tuple[int, ...], _Matched] = {}
         self._matched = [self._matched_by(settled) for settled in self.rows]
         self.first_filters = [matched.first for matched in self._matched]
+        self.matched_filters = [matched.named for matched in self._matched]
         self._made: list[Item | None] = [None] * len(self.rows)
         self._in_title: list[bool | None] = [None] * len(self.rows)
         best = sorted((s[0] for s in self._scores.values() if s[0] > 0), reverse=True)
@@ -268,10 +270,13 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
     the rows, so a restart, a rating or a refit cannot reshuffle a page). Of a `Waiting`, only
     the items shown are made."""
     ranked: Ranked
+    matched: Sequence[Sequence[MatchedFilter]]
     if isinstance(items, Waiting):  # known without making the items
         firsts, rows, ranked = items.first_filters, items.rows, items.rank
+        matched = items.matched_filters
     else:
         firsts, rows = [first_filter(item) for item, _ in items], [r for _, r in items]
+        matched = [item.filters for item, _ in items]
 
         def ranked(index: int, *, by_score: bool = True) -> Rank:
             return rank(items[index][0], by_score=by_score)
@@ -279,7 +284,8 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
     groups = digest_groups(firsts)
     plan = plan_digest(groups, layout.page, ranked)
     shown, rest = plan.order[: plan.shown], plan.order[plan.shown :]
-    header = _header(title, len(items), groups, plan)
+    counted = _filter_counts(matched, groups, plan)
+    header = _header(title, len(items), counted, plan.shown)
     outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
         outgoing[-1].behind = [row for i in rest for row in rows[i]]
@@ -358,19 +364,44 @@ def compose_page(
     return outgoing
 
 
-def _header(title: str, count: int, groups: Sequence[Group], plan: DigestPlan) -> str:
-    """The digest's first lines: its title and count, the papers per filter with the numbers
-    they have on this page (when it has more than one group), and how many this page lists when
-    it doesn't list all."""
+@dataclass(frozen=True)
+class _Counted:
+    """A filter in the digest's header: how many of its papers the digest has (a paper several
+    filters matched counts under each), and where they are listed."""
+
+    name: str
+    count: int
+    place: str
+
+
+def _filter_counts(
+    matched: Sequence[Sequence[MatchedFilter]], groups: Sequence[Group], plan: DigestPlan
+) -> list[_Counted]:
+    """Each filter that matched a paper of the digest, in /list order (filters since removed
+    last), with its count and place: its group's numbers on the first page, "behind the
+    button", or, for a filter whose papers all came under earlier filters, that."""
+    counts = Counter(f for filters in matched for f in set(filters))
+    groups_of = {group: g for g, (group, _) in enumerate(groups)}
+    counted = []
+    for f in sorted(counts, key=lambda f: (not f.number, f.number)):
+        g = groups_of.get(f)
+        place = "listed under other filters" if g is None else _place(plan.places.get(g))
+        counted.append(_Counted(_group_name(f), counts[f], place))
+    if None in groups_of:  # papers without a filter (not a ledger's: each row names one)
+        g = groups_of[None]
+        counted.append(_Counted("other", len(groups[g][1]), _place(plan.places.get(g))))
+    return counted
+
+
+def _header(title: str, count: int, counted: Sequence[_Counted], shown: int) -> str:
+    """The digest's first lines: its title and count, the papers per filter with where they are
+    (when it has more than one filter), and how many this page lists when it doesn't list all."""
     header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(count, 'new paper')}"
-    if len(groups) > 1:  # within a third of a message, whatever the filters
-        counts = (
-            f"{_group_name(matched)}: {len(members)} ({_place(plan.places.get(g))})"
-            for g, (matched, members) in enumerate(groups)
-        )
-        header += "\n" + fit(" · ".join(counts), GROUPS_SHOWN)
-    if plan.shown < count:
-        header += f"\nThe first {plan.shown} here; the rest behind the button at the end."
+    if len(counted) > 1:  # within a third of a message, whatever the filters
+        line = " · ".join(f"{c.name}: {c.count} ({c.place})" for c in counted)
+        header += "\n" + fit(line, GROUPS_SHOWN)
+    if shown < count:
+        header += f"\nThe first {shown} here; the rest behind the button at the end."
     return header
 
 
@@ -382,7 +413,9 @@ def _place(numbers: tuple[int, int] | None) -> str:
 
 
 def _group_name(matched: MatchedFilter | None) -> str:
-    return f"{shorten(matched.canonical, 40)} (filter {matched.number})" if matched else "other"
+    if matched is None:
+        return "other"
+    return f"{close_quotes(shorten(matched.canonical, 40))} (filter {matched.number})"
 
 
 def _page(

@@ -121,8 +121,13 @@ def _date(paper: Paper) -> str:
     return paper.announced.strftime("%-d %b %Y") if paper.announced else ""
 
 
+def close_quotes(text: str) -> str:
+    """A filter's name shortened inside a quote gets its closing quote back."""
+    return text + '"' if text.count('"') % 2 else text
+
+
 def _filter_name(matched: MatchedFilter) -> str:
-    name = fit(matched.canonical, FILTER_SHOWN)
+    name = close_quotes(fit(matched.canonical, FILTER_SHOWN))
     return f"{name} (filter {matched.number})" if matched.number else name
 
 

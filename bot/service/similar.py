@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import Session
@@ -22,7 +23,13 @@ from bot.core.summary import shorten
 from bot.service.feedback import ARXIV_ID
 from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
 from bot.service.ranking import Ranker
-from bot.service.subscriptions import AlreadyFollowed, AtLimit, BadFilter, Subscribed
+from bot.service.subscriptions import (
+    AlreadyFollowed,
+    AtLimit,
+    BadFilter,
+    Previewed,
+    Subscribed,
+)
 from bot.store import Database, chats, deliveries, papers
 
 log = logging.getLogger(__name__)
@@ -37,8 +44,9 @@ def is_similar(source: str) -> bool:
 
 
 def seed_ids(source: str) -> list[str] | BadFilter:
-    """'like:2506.01234, 2506.04321' (or ids alone) -> the arXiv ids, without versions."""
-    text = source.strip()
+    """'like:2506.01234, 2506.04321' (or ids alone) -> the arXiv ids, without versions; what
+    follows a '#' is a comment (/export names the seeds there)."""
+    text = source.split("#", 1)[0].strip()
     if is_similar(text):
         text = text[len(PREFIX) :]
     given = [part for part in text.replace(",", " ").split() if part]
@@ -56,6 +64,21 @@ def seed_ids(source: str) -> list[str] | BadFilter:
     return ids
 
 
+def similar_name(seeds: Sequence[Paper]) -> str:
+    """How a "more like this" filter is named: its first seed's title, shortened, and how many
+    more seeds it has."""
+    name = f'like "{shorten(seeds[0].title, SEED_TITLE)}"'
+    return name + (f" and {len(seeds) - 1} more" if len(seeds) > 1 else "")
+
+
+@dataclass(frozen=True)
+class _Seeded:
+    source: str  # as stored: like:ID,ID
+    name: str
+    scorer: SimilarTo
+    recent: RecentMatches
+
+
 class Similar:
     def __init__(self, database: Database, ranker: Ranker, *, share: float) -> None:
         self.database, self.ranker, self.share = database, ranker, share
@@ -65,6 +88,36 @@ class Similar:
         self, *, chat_id: int, source: str, max_per_chat: int, now: datetime
     ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
         """/similar and /import: a "more like this" filter for the chat."""
+        seeded = self._seeded(source)
+        if isinstance(seeded, BadFilter):
+            return seeded
+        with self.database.session() as session:
+            existing = chats.chat_filters(session, chat_id=chat_id)
+            for number, stored in enumerate(existing, 1):
+                if stored.source == seeded.source:
+                    return AlreadyFollowed(number, stored.canonical)
+            if len(existing) >= max_per_chat:
+                return AtLimit(len(existing), max_per_chat)
+            chats.add_filter(
+                session,
+                chat_id=chat_id,
+                source=seeded.source,
+                canonical=seeded.name,
+                now=now,
+                model=seeded.scorer.to_bytes(),
+            )
+        return Subscribed(len(existing) + 1, seeded.name, seeded.recent)
+
+    def preview(self, *, source: str) -> Previewed | BadFilter:
+        """/preview like:ID,...: what the filter would have matched, nothing saved."""
+        seeded = self._seeded(source)
+        if isinstance(seeded, BadFilter):
+            return seeded
+        return Previewed(seeded.name, seeded.recent)
+
+    def _seeded(self, source: str) -> _Seeded | BadFilter:
+        """The filter `source` asks for: its seeds, its scorer and what it passes of the recent
+        papers (the closest first)."""
         ids = seed_ids(source)
         if isinstance(ids, BadFilter):
             return ids
@@ -80,31 +133,13 @@ class Similar:
             return BadFilter(source, f"not seen here: {', '.join(unknown)}", None)
         seeds = [found[i][1] for i in ids]
         scorer = self._scorer(text, seeds, window)
-        written = PREFIX + ",".join(ids)
-        name = f'like "{shorten(seeds[0].title, SEED_TITLE)}"'
-        name += f" and {len(seeds) - 1} more" if len(seeds) > 1 else ""
-        with self.database.session() as session:
-            existing = chats.chat_filters(session, chat_id=chat_id)
-            for number, stored in enumerate(existing, 1):
-                if stored.source == written:
-                    return AlreadyFollowed(number, stored.canonical)
-            if len(existing) >= max_per_chat:
-                return AtLimit(len(existing), max_per_chat)
-            chats.add_filter(
-                session,
-                chat_id=chat_id,
-                source=written,
-                canonical=name,
-                now=now,
-                model=scorer.to_bytes(),
-            )
-        seeded = set(ids)
-        recent = [p for p in recent if (p.arxiv_id or "") not in seeded]
+        recent = [p for p in recent if (p.arxiv_id or "") not in ids]
         similarity = list(scorer.similarity(text.vectors(recent))) if recent else []
         closest = sorted(zip(similarity, range(len(recent)), strict=True), reverse=True)
         passing = [recent[i] for value, i in closest if value >= scorer.threshold]
-        shown = [p.title for p in passing[:SHOWN_TITLES]]  # the closest first
-        return Subscribed(len(existing) + 1, name, RecentMatches(len(passing), shown))
+        shown = [p.title for p in passing[:SHOWN_TITLES]]
+        matches = RecentMatches(len(passing), shown)
+        return _Seeded(PREFIX + ",".join(ids), similar_name(seeds), scorer, matches)
 
     def follow_row(
         self, *, chat_id: int, row_id: int, max_per_chat: int, now: datetime

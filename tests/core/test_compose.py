@@ -307,3 +307,18 @@ def test_the_first_page_shows_every_filter_before_a_broad_one_fills_it() -> None
     shown, text = first_page(3)  # fewer places than filters: one each, in /list order
     assert shown == [0, 1, 2]
     assert "f3 (filter 4): 1 (behind the button)" in text
+
+
+def test_the_header_counts_a_paper_under_every_filter_and_closes_quotes() -> None:
+    """A paper matched by a keyword filter and a "more like this" filter counts under both; a
+    long name cut inside its quote gets the quote back."""
+    like = Filter(
+        50, CHAT, "like:2605.25077", 'like "WorldCraft: From Camera Control to Worlds"', NOW
+    )
+    rows = [row(1, 1, 10, 50), row(2, 2, 30)]
+    outgoing = compose_digest(compose(rows, [LOOPED, STATE, like]), "Your digest", Layout())
+    header = outgoing[0].text.split("\n")[1]
+    assert header == (
+        'looped (filter 1): 1 (#1) · "state space" (filter 2): 1 (#2) · '
+        'like "WorldCraft: From Camera Control…" (filter 3): 1 (listed under other filters)'
+    )

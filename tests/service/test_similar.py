@@ -104,3 +104,14 @@ def test_a_refitted_vocabulary_rebuilds_the_scorer_from_its_seeds(
     assert after.fingerprint == similar.ranker.text_model().fingerprint  # type: ignore[union-attr]
     got = delivered(database)
     assert got and all(245 <= n < 260 for n in got)  # still the protein topic
+
+
+def test_an_exported_line_comes_back_with_its_comment(database: Database, clock: Clock) -> None:
+    """/export names the seeds after a '#': /import reads the ids and skips the name."""
+    similar, _ = setup(database, clock)
+    seed = topic_papers("graph", 1, first_id=11, day=DAY_ONE)[0]
+    saved = follow(similar, clock, f'like:{seed.arxiv_id}  # like "{seed.title[:20]}…"')
+    assert isinstance(saved, Subscribed)
+    previewed = similar.preview(source=f"like:{seed.arxiv_id}")
+    assert not isinstance(previewed, BadFilter) and previewed.canonical == saved.canonical
+    assert previewed.recent == saved.recent  # the same papers, nothing saved twice
