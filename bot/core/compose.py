@@ -105,8 +105,7 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
     paper not sent yet goes out with it, as one), each item made (and marked) when first asked.
     `filters` are the chat's, in /list order; a filter that matched and was removed since is
     named as such: the paper still goes, as promised. Without `marks`, the items are not
-    marked. With `scores` (the chat's ranking), the best few with a positive score (the model
-    thinks the chat likes them) say why.
+    marked. With `scores` (the chat's ranking), the best few with terms to show say why.
 
     A digest lists ~590 papers a chat and shows 30: it groups them by `first_filters` and
     ranks them (`rank`) without their items, and makes only the items it shows
@@ -139,7 +138,10 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
         self.matched_filters = [matched.named for matched in self._matched]
         self._made: list[Item | None] = [None] * len(self.rows)
         self._in_title: list[bool | None] = [None] * len(self.rows)
-        best = sorted((s[0] for s in self._scores.values() if s[0] > 0), reverse=True)
+        # the best five with terms to show say why, whatever their score's sign: with three 👍
+        # the model's log-odds sit below even for most papers (on the real days, 0-2 of a
+        # filter's papers above), and a first ranked digest showed no reason at all
+        best = sorted((s[0] for s in self._scores.values() if s[1]), reverse=True)
         self._bar = best[:TOP_MARKED][-1] if best else float("inf")
 
     def _matched_by(self, settled: list[Delivery]) -> _Matched:
@@ -193,7 +195,7 @@ class Waiting(Sequence[tuple[Item, list[Delivery]]]):
             list(matched.named),
             all(r.is_update for r in settled),
             score=score[0] if score else None,
-            why=tuple(score[1]) if score and score[0] >= self._bar else (),
+            why=tuple(score[1]) if score and score[1] and score[0] >= self._bar else (),
         )
 
 

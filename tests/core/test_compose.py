@@ -322,3 +322,14 @@ def test_the_header_counts_a_paper_under_every_filter_and_closes_quotes() -> Non
         'looped (filter 1): 1 (#1) · "state space" (filter 2): 1 (#2) · '
         'like "WorldCraft: From Camera Control…" (filter 3): 1 (listed under other filters)'
     )
+
+
+def test_the_best_five_say_why_even_below_even_odds() -> None:
+    """Three 👍 give log-odds below zero for most papers (real days: 0-2 of a filter's papers
+    above): the best five with terms to show say why all the same; a paper without terms not."""
+    rows = [row(n, n, 10) for n in range(1, 9)]
+    papers = {n: Paper(title=f"paper {n}", abstract="looped", source="t") for n in range(1, 9)}
+    scores = {n: (-1.0 - n / 10, ("looped",) if n != 2 else ()) for n in range(1, 9)}
+    waiting = Waiting(rows, papers, [LOOPED], FilterMarks(FilterRules().parse), scores)
+    why = {item.paper.title: bool(item.why) for item, _ in waiting}
+    assert [title for title, said in why.items() if said] == [f"paper {n}" for n in (1, 3, 4, 5, 6)]
