@@ -549,6 +549,17 @@ def behind_button(session: Session, *, chat_id: int, message_id: int) -> list[De
     return [_to_delivery(row) for row in session.exec(statement)]
 
 
+def papers_with_rows(session: Session, *, chat_id: int, paper_ids: Sequence[int]) -> set[int]:
+    """Which of the papers the chat has a ledger row for (of any status and version)."""
+    found: set[int] = set()
+    for chunk in id_chunks(paper_ids):
+        statement = sa.select(col(DeliveryTable.paper_id)).where(
+            col(DeliveryTable.chat_id) == chat_id, col(DeliveryTable.paper_id).in_(chunk)
+        )
+        found.update(session.execute(statement).scalars())
+    return found
+
+
 def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
     statement = (
         select(DeliveryTable)
