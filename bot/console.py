@@ -100,11 +100,12 @@ class ScanProgress:
 @contextlib.contextmanager
 def stopped_by_ctrl_c(stop: threading.Event) -> Iterator[None]:
     """Within the block, Ctrl-C (SIGINT) sets `stop` rather than interrupting; after it, the
-    handler before it is back (asyncio.run's, which cancels the console: exit 130)."""
-    if threading.current_thread() is not threading.main_thread():
+    handler before it is back (asyncio.run's, which cancels the console: exit 130). Where
+    SIGINT is ignored (started in the background), it stays ignored."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous == signal.SIG_IGN:
         yield
         return
-    previous = signal.getsignal(signal.SIGINT)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, stop.set)  # wakes the loop, wherever it waits
     try:
