@@ -19,8 +19,10 @@ from bot.core.buttons import (
     NextPage,
     Rate,
     RemoveFilter,
+    SendRecent,
     ShowCard,
     parse_press,
+    recent_button,
     remove_button,
     stop_buttons,
 )
@@ -31,7 +33,7 @@ from bot.core.schedule import find_timezone, next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.core.text import printable
 from bot.runtime import Runtime
-from bot.service import chats, feedback, status, subscriptions
+from bot.service import backfill, chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
 from bot.service.feedback import SIGNS
 from bot.service.preview import RecentMatches
@@ -227,11 +229,47 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> R
                 f"This chat has {count} filters, the most it may keep is {limit}. "
                 "Remove one first (/list), or join two with OR."
             )
-        case Subscribed(number, understood, recent):
+        case Subscribed(number, understood, recent, filter_id):
+            # a filter matches what arrives after it: its recent papers only when asked
+            send = [[recent_button(filter_id, recent.count)]] if recent.count else []
             return Reply(
                 f"Filter {number} saved, understood as <code>{escape(understood)}</code>.\n"
-                + _matches_line(recent, "would have matched")
+                + _matches_line(recent, "would have matched"),
+                send,
             )
+
+
+async def _send_recent(runtime: Runtime, caller: Caller, filter_id: int) -> Reply:
+    """A new filter's button: its recent matches the chat has not had, sent now as a digest."""
+    chat = chats.enter(
+        runtime.database, chat_id=caller.chat_id, kind=caller.kind, now=runtime.clock()
+    )
+    if chat.paused:
+        return Reply("Alerts are paused; /resume first.", notice=True)
+    queued = await asyncio.to_thread(
+        backfill.queue_recent,
+        runtime.database,
+        runtime.recent,
+        runtime.similar,
+        chat_id=chat.id,
+        filter_id=filter_id,
+        rules=runtime.rules,
+        now=runtime.clock(),
+    )
+    if queued is None:
+        return Reply(OUT_OF_DATE, notice=True)
+    if not queued.added:
+        return Reply(
+            "Nothing new to send: these papers reached you already or wait for your next digest.",
+            notice=True,
+        )
+    match await runtime.postman.digest_now(chat):
+        case DigestSent(complete=False):
+            return Reply(
+                "Telegram is not taking messages right now; they follow shortly.", notice=True
+            )
+        case _:
+            return Reply(f"Sent: {plural(queued.added, 'paper')}.", notice=True, alert=False)
 
 
 async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
@@ -695,6 +733,8 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
             )
             shown = await postman.send_page(chat, row_id, number)
             return Reply("" if shown else OUT_OF_DATE, notice=True)
+        case SendRecent(filter_id):  # like /digest: anyone in the chat
+            return await _send_recent(runtime, caller, filter_id)
     if press is None:
         return Reply(OUT_OF_DATE)
     if not await caller.may_manage():
@@ -725,7 +765,8 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
             )
             if followed is None:
                 return Reply(OUT_OF_DATE, notice=True)
-            await runtime.postman.send_text(caller.chat_id, _subscribed(followed).text)
+            reply = _subscribed(followed)
+            await runtime.postman.send_text(caller.chat_id, reply.text, reply.buttons)
             return Reply("", notice=True)
         case RemoveFilter(filter_id):
             removed = subscriptions.remove_filter(

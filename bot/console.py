@@ -3,15 +3,20 @@
 At a terminal: a prompt with line editing and history (prompt_toolkit), alerts printed above it,
 and the inbox, deliveries and digests run on their schedule meanwhile; Ctrl-C drops the line,
 Ctrl-D quits. Piped: no prompt; every line is a command, echoed (`> /list`) before its answer; at
-the end of input the pending work is finished.
+the end of input the pending work is finished. Before the first command the inbox is read (a
+missing or empty one said in the chat, a large one's progress shown); Ctrl-C stops that reading
+between files, keeping what was read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -21,8 +26,11 @@ from prompt_toolkit.patch_stdout import patch_stdout
 
 from bot.commands import Caller, Reply, handle_text, press_button
 from bot.core.buttons import Button, Keyboard
-from bot.core.render import to_plain
+from bot.core.render import plural, to_plain
 from bot.runtime import Runtime
+from bot.service.ingest import IngestReport, list_listing_files
+
+PROGRESS_SECONDS = 1.0  # a scan that takes longer says how far it is, a line a second
 
 
 def at_terminal() -> bool:
@@ -55,6 +63,56 @@ class ButtonBoard:
 
     def data(self, number: int) -> str | None:
         return self.buttons[number - 1].data if 1 <= number <= len(self.buttons) else None
+
+
+def inbox_note(inbox: Path) -> str | None:
+    """What the chat is told when there is nothing to read in the inbox, and how to point the
+    console to listings; None when the inbox holds files."""
+    shown = str(inbox) if inbox.is_absolute() else f"{inbox} ({inbox.absolute()})"
+    point = "set PAPERBOT_INBOX_DIR (or inbox.dir in the config file) to a folder of listings"
+    if not inbox.is_dir():
+        return f"There is no inbox folder {shown}, so no listing files are read: {point}."
+    if not list_listing_files([inbox]):
+        return f"The inbox folder {shown} is empty: put listing files in it, or {point}."
+    return None
+
+
+class ScanProgress:
+    """'Reading the inbox: 12 of 28 files', from the scan's thread, once the scan has taken
+    PROGRESS_SECONDS, then at most a line every PROGRESS_SECONDS: a scan that is over sooner
+    (a few files, or files read before: only their hash is taken) says nothing."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.monotonic = monotonic
+        self.started = monotonic()
+        self.shown_at: float | None = None
+        self.total = 0
+
+    def __call__(self, number: int, total: int) -> None:
+        self.total, now = total, self.monotonic()
+        if now - (self.started if self.shown_at is None else self.shown_at) < PROGRESS_SECONDS:
+            return
+        how = " (Ctrl-C stops, keeping what was read)" if self.shown_at is None else ""
+        self.shown_at = now
+        write(f"Reading the inbox: {number} of {total} files{how}\n")
+
+
+@contextlib.contextmanager
+def stopped_by_ctrl_c(stop: threading.Event) -> Iterator[None]:
+    """Within the block, Ctrl-C (SIGINT) sets `stop` rather than interrupting; after it, the
+    handler before it is back (asyncio.run's, which cancels the console: exit 130). Where
+    SIGINT is ignored (started in the background), it stays ignored."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous == signal.SIG_IGN:
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, stop.set)  # wakes the loop, wherever it waits
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        signal.signal(signal.SIGINT, previous)
 
 
 class TerminalTransport:
@@ -92,6 +150,7 @@ class Console:
         self.runtime, self.stdin, self.prompt, self.log_file = runtime, stdin, prompt, log_file
         self.caller = Caller(chat_id)
         self.board = board or ButtonBoard()
+        self.stopped = False  # Ctrl-C stopped the last scan: quitting does not read on
 
     @property
     def interactive(self) -> bool:
@@ -105,22 +164,45 @@ class Console:
         if lines:
             write("\n".join(lines) + "\n")
 
-    async def work(self) -> None:
+    async def work(self, *, stoppable: bool = False) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""
-        await asyncio.to_thread(self.runtime.scan)
-        await self.send_pending()
+        if await self.scan(stoppable=stoppable) is not None:
+            await self.send_pending()
 
     async def send_pending(self) -> None:
         await self.runtime.deliver()
         await self.runtime.send_due_digests()
 
-    async def first_scan(self) -> None:
-        """The inbox before the first command; files still being written are waited for."""
-        report, _ = await asyncio.to_thread(self.runtime.scan)
-        if any(f.status == "waiting" for f in report.files):
+    async def scan(self, *, stoppable: bool) -> IngestReport | None:
+        """The inbox read in a thread, a large one's progress shown. `stoppable`: Ctrl-C stops
+        it between files (None then: what was read is kept, and matched by the next scan)."""
+        stop, progress = threading.Event(), ScanProgress()
+        with stopped_by_ctrl_c(stop) if stoppable else contextlib.nullcontext():
+            report, _ = await asyncio.to_thread(self.runtime.scan, progress=progress, stop=stop)
+        read, self.stopped = len(report.files), stop.is_set()
+        if self.stopped:
+            done = f"{read} of {progress.total} files read and kept"
+            write(f"Stopped reading the inbox: {done}; the next scan reads the rest.\n")
+            return None
+        if progress.shown_at is not None:
+            new = plural(report.totals()["new"], "new paper")
+            write(f"Read the inbox: {plural(read, 'file')}, {new}.\n")
+        return report
+
+    async def first_scan(self) -> bool:
+        """The inbox before the first command, files still being written waited for; False
+        when Ctrl-C stopped it. A missing or empty inbox is said in the chat."""
+        note = inbox_note(self.runtime.settings.inbox.dir)
+        if note is not None:
+            write(note + "\n")
+        report = await self.scan(stoppable=True)
+        if report is not None and any(f.status == "waiting" for f in report.files):
             await asyncio.sleep(self.runtime.settings.inbox.settle_seconds)
-            await asyncio.to_thread(self.runtime.scan)
+            report = await self.scan(stoppable=True)
+        if report is None:
+            return False
         await self.send_pending()
+        return True
 
     async def read_line(self, prompt: str = "> ") -> str | None:
         """The next line, None at the end of input (Ctrl-D at the prompt)."""
@@ -183,7 +265,8 @@ class Console:
                 f"paperbot console, chat {self.caller.chat_id}: /help lists the commands, "
                 f"Up/Down recall them, Ctrl-C clears the line, Ctrl-D quits.{logs}\n"
             )
-        await self.first_scan()
+        if not await self.first_scan() and not self.interactive:
+            return 0  # piped, Ctrl-C: the scan stopped, and so does the console
         ticker = asyncio.create_task(self.tick()) if self.interactive else None
         try:
             while (line := await self.read_line()) is not None:
@@ -193,7 +276,7 @@ class Console:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
-        await self.work()
+        await (self.send_pending() if self.stopped else self.work(stoppable=True))
         await self.runtime.ranker.settle()  # ratings of the last moments trained and stored
         return 0
 
@@ -213,8 +296,9 @@ def run_console(
 ) -> int:
     """Piped, or at a terminal (see `at_terminal`) with the command history kept in `history`
     (in memory when None); `board`: the one the runtime's terminal transport numbers its
-    buttons on. Ctrl-C outside the prompt, in the middle of a command, stops the
-    console with exit 130 and no traceback."""
+    buttons on. Ctrl-C while the inbox is read stops the reading (piped, the console too: exit
+    0); outside the prompt, in the middle of a command, it stops the console with exit 130 and
+    no traceback."""
     prompt = None
     if at_terminal():
         kept: History = FileHistory(history) if history else InMemoryHistory()

@@ -24,7 +24,7 @@ from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
 from bot.service import Clock, ingest, processes, retention, utc_now
 from bot.service.delivery import Postman, SendReport
-from bot.service.ingest import IngestReport
+from bot.service.ingest import IngestReport, Progress
 from bot.service.planning import Planner, PlanReport
 from bot.service.preview import RecentPapers
 from bot.service.processes import process_id
@@ -144,17 +144,23 @@ class Runtime:
             lambda: health_problem(self.database), self.metrics, self.clock, periods, self.clock()
         )
 
-    def scan(self) -> tuple[IngestReport, PlanReport]:
+    def scan(
+        self, *, progress: Progress | None = None, stop: threading.Event | None = None
+    ) -> tuple[IngestReport, PlanReport]:
         """The inbox job: new listing files in (and the feeds, when due), then every new paper
         matched into the ledger. With several processes on one database, one at a time does it
-        (the others skip the round: it is being done)."""
+        (the others skip the round: it is being done). `progress` is told of each inbox file
+        before it is read; `stop` (the console's Ctrl-C), once set, ends the scan between files,
+        and what was read is matched by the next scan."""
         with self.database.exclusive("scan") as mine:
             if not mine:
                 self.metrics.job_succeeded("scan", self.clock())
                 return IngestReport(), PlanReport()
-            return self._scan()
+            return self._scan(progress, stop)
 
-    def _scan(self) -> tuple[IngestReport, PlanReport]:
+    def _scan(
+        self, progress: Progress | None, stop: threading.Event | None
+    ) -> tuple[IngestReport, PlanReport]:
         with self.metrics.job_seconds.labels("scan").time():
             report = ingest.scan_inbox(
                 self.database,
@@ -162,7 +168,11 @@ class Runtime:
                 settle_seconds=self.settings.inbox.settle_seconds,
                 clock=self.clock,
                 max_bytes=self.settings.inbox.max_bytes,
+                progress=progress,
+                stop=stop,
             )
+            if stop is not None and stop.is_set():
+                return report, PlanReport()
             report.files += self.poll_feeds_when_due().files
             self.metrics.count_ingest(report)
             plan = self.plan()

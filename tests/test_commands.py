@@ -20,7 +20,7 @@ from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
 from bot.service.composing import Digest
-from bot.store import Database
+from bot.store import Database, deliveries
 from tests.conftest import SEEDS, Clock
 from tests.transports import RecordingTransport
 
@@ -202,8 +202,13 @@ async def test_subscribe_list_and_unsubscribe(runtime: Runtime, clock: Clock) ->
         ("/export", "Your filters, one per line (send them back with /import):\n<pre>Looped</pre>"),
         ("/remove all", "Removed <code>Looped</code>."),
     ]  # fmt: skip
+    buttons = {  # a new filter that matched recent papers offers to send them
+        "/subscribe KV-cache": [[Button("📬 Send me these 2 recent papers now", "recent:1")]],
+        "/add Looped": [[Button("📬 Send me this recent paper now", "recent:2")]],
+    }
     for text, expected in steps:
-        assert await say(runtime, text) == expected, text
+        reply = Reply(expected, buttons.get(text, []))
+        assert await handle_text(runtime, Caller(ADA), text) == reply, text
 
 
 async def test_list_has_a_remove_button_per_filter(runtime: Runtime) -> None:
@@ -268,7 +273,7 @@ async def test_an_unknown_button_is_out_of_date(runtime: Runtime, data: str) -> 
 
 async def test_stats_is_for_operators(runtime: Runtime, clock: Clock) -> None:
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
-    await say(runtime, "/subscribe looped")
+    await handle_text(runtime, Caller(ADA), "/subscribe looped")
     await say(runtime, "/pause")
     assert await say(runtime, "/stats", Caller(OPERATOR)) == (
         "Chats: 2 active, 0 inactive, 1 paused\nFilters: 1 (0 indexed)\nPapers: 37\n"
@@ -289,6 +294,69 @@ async def test_digest_sends_what_waits(
     assert await say(runtime, "/digest") == "That was everything waiting: 2 papers."
     assert transport.chats() == [ADA]
     assert await say(runtime, "/digest") == "Nothing is waiting for you right now."
+
+
+NOTHING_NEW = "Nothing new to send: these papers reached you already or wait for your next digest."
+
+
+async def test_a_new_filter_sends_its_recent_papers_once_when_asked(
+    runtime: Runtime, clock: Clock, transport: RecordingTransport
+) -> None:
+    """The first run: the seeds arrive before any filter, so a new filter has nothing waiting;
+    its button sends what /subscribe counted, once, as a digest through the ledger."""
+    await say(runtime, "/subscribe looped")  # BeNice: planned for the chat, and sent
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    assert await say(runtime, "/digest") == "That was everything waiting: 1 paper."
+    reply = await handle_text(runtime, Caller(ADA), "/subscribe KV-cache")
+    assert reply is not None and reply.buttons == [
+        [Button("📬 Send me these 2 recent papers now", "recent:2")]
+    ]
+    assert await say(runtime, "/digest") == "Nothing is waiting for you right now."
+    sent = len(transport.sent)
+    pressed = await press_button(runtime, Caller(ADA), "recent:2")
+    assert pressed == Reply("Sent: 1 paper.", notice=True, alert=False)  # not BeNice again
+    [digest] = transport.texts(ADA)[sent:]
+    assert "1 new paper" in digest and "ElasticKV" in digest and "BeNice" not in digest
+    assert ledger_of(runtime, ADA) == {"sent": 2}
+    again = await press_button(runtime, Caller(ADA), "recent:2")
+    assert again == Reply(NOTHING_NEW, notice=True)
+    assert len(transport.sent) == sent + 1 and ledger_of(runtime, ADA) == {"sent": 2}
+
+
+@pytest.mark.parametrize(
+    ("steps", "presser", "data", "expected"),
+    [
+        ([], ADA, "recent:1", Reply(OUT_OF_DATE, notice=True)),  # no such filter
+        (['/subscribe "kv cache"'], 2, "recent:1", Reply(OUT_OF_DATE, notice=True)),  # ADA's
+        (['/subscribe "kv cache"', "/unsubscribe 1"], ADA, "recent:1",
+         Reply(OUT_OF_DATE, notice=True)),
+        (['/subscribe "kv cache"', "/pause"], ADA, "recent:1",
+         Reply("Alerts are paused; /resume first.", notice=True)),
+        (["/subscribe mamba"], ADA, "recent:1", Reply(NOTHING_NEW, notice=True)),  # none recent
+        (['/subscribe "kv cache"'], ADA, "recent:1:2", Reply(OUT_OF_DATE)),  # not data we make
+    ],
+)  # fmt: skip
+async def test_the_recent_papers_button_sends_nothing_it_should_not(
+    runtime: Runtime,
+    clock: Clock,
+    transport: RecordingTransport,
+    steps: list[str],
+    presser: int,
+    data: str,
+    expected: Reply,
+) -> None:
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    for text in steps:
+        await handle_text(runtime, Caller(ADA), text)
+    assert await press_button(runtime, Caller(presser), data) == expected
+    assert transport.sent == [] and ledger_of(runtime, ADA) == ledger_of(runtime, 2) == {}
+
+
+def ledger_of(runtime: Runtime, chat_id: int) -> dict[str, int]:
+    with runtime.database.session() as session:
+        return deliveries.count_deliveries(session, chat_id=chat_id)
 
 
 async def test_commands_are_answered_while_a_digest_round_composes(

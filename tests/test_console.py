@@ -9,12 +9,16 @@ import pty
 import re
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
+import pytest
+
+from bot.console import ScanProgress
 from tests.conftest import ROOT, SEEDS
 from tests.corpus import mixed_day, rss, topic_of, topic_papers
 from tests.test_cli import paperbot
@@ -131,6 +135,117 @@ def test_likes_rank_the_next_digest_and_similar_follows_a_topic(tmp_path: Path) 
     # every paper came under "we": the like filter is counted in the header all the same
     header = f"(filter 2): {len(similar)} (listed under other filters)"
     assert 'we (filter 1): 20 (#1–20) · like "' in result.stdout and header in result.stdout
+
+
+POINT = "set PAPERBOT_INBOX_DIR (or inbox.dir in the config file) to a folder of listings."
+
+
+def test_a_new_filter_sends_the_seed_papers_it_matched_from_its_button(tmp_path: Path) -> None:
+    """The quick start: the seeds were read before the filter, so nothing waits for it; #1
+    sends what it matched as the first digest, and a second press sends nothing again."""
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    script = '/subscribe "kv cache"\n#1\n#1\n'  # the digest's buttons are numbered on: #2...
+    result = paperbot(tmp_path, "console", stdin=script, env=SETTLED)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "  #1 📬 Send me these 2 recent papers now\n" in out
+    digest = out[out.index("> #1\n") : out.rindex("> #1\n")]
+    assert "2 new papers" in digest and "1. BeNice!" in digest and "2. ElasticKV" in digest
+    assert digest.rstrip().endswith("Sent: 2 papers.")
+    assert out.rstrip().endswith("> #1\nNothing new to send: these papers reached you already "
+                                 "or wait for your next digest.")  # fmt: skip
+    status = json.loads(paperbot(tmp_path, "status", "--json").stdout)
+    assert status["deliveries"] == {"sent": 2}
+
+
+def test_a_missing_or_empty_inbox_is_said_in_the_chat(tmp_path: Path) -> None:
+    missing = paperbot(tmp_path, "console", stdin="/list\n", env=SETTLED)  # no seeds/ here
+    assert missing.returncode == 0, missing.stderr
+    assert missing.stdout.startswith(
+        f"There is no inbox folder seeds ({tmp_path / 'seeds'}), so no listing files are "
+        f"read: {POINT}\n> /list\n"
+    )
+    (tmp_path / "inbox").mkdir()
+    (tmp_path / "inbox" / ".hidden").write_text("not a listing")
+    empty = paperbot(tmp_path, "console", stdin="", env={**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"})
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout == (
+        f"The inbox folder inbox ({tmp_path / 'inbox'}) is empty: put listing files in it, "
+        f"or {POINT}\n"
+    )
+
+
+HINT = " (Ctrl-C stops, keeping what was read)"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        ([0.1, 0.4, 0.9], ""),  # over within a second: quiet
+        ([0.5, 1.0, 1.5, 2.1, 2.2], f"Reading the inbox: 2 of 5 files{HINT}\n"
+                                    "Reading the inbox: 4 of 5 files\n"),
+        ([3.0, 3.1], f"Reading the inbox: 1 of 2 files{HINT}\n"),  # one slow start
+    ],
+)  # fmt: skip
+def test_a_long_scan_tells_how_far_it_is_a_line_a_second(
+    capsys: pytest.CaptureFixture[str], seconds: list[float], shown: str
+) -> None:
+    clock = iter([0.0, *seconds])  # the scan starts at 0; a file begins at each time
+    progress = ScanProgress(monotonic=lambda: next(clock))
+    for number in range(1, len(seconds) + 1):
+        progress(number, len(seconds))
+    assert capsys.readouterr().out == shown
+
+
+LARGE_INBOX = 400  # listing files of 20 papers: reading them all takes seconds
+
+
+def fill_inbox(folder: Path) -> None:
+    folder.mkdir()
+    for n in range(LARGE_INBOX):
+        day = date(2026, 1, 1) + timedelta(days=n)
+        papers = mixed_day(day, 5, first_id=n * 20 + 1, seed=n)
+        (folder / f"day{n:03}.xml").write_text(rss(papers, day))
+        os.utime(folder / f"day{n:03}.xml", (0, 0))
+
+
+def test_ctrl_c_stops_reading_a_large_inbox_keeping_what_was_read(tmp_path: Path) -> None:
+    """Piped: the progress line comes once the scan has taken a second; Ctrl-C (SIGINT) then
+    stops the scan between files, and the console exits 0 without reading its commands."""
+    fill_inbox(tmp_path / "inbox")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment.update(PYTHONPATH=str(ROOT), PAPERBOT_INBOX_DIR="inbox", **SETTLED)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("/status\n")
+        process.stdin.flush()
+        first = process.stdout.readline()
+        assert re.fullmatch(
+            rf"Reading the inbox: \d+ of {LARGE_INBOX} files \(Ctrl-C stops, keeping what was "
+            r"read\)\n",
+            first,
+        )
+        process.send_signal(signal.SIGINT)
+        rest, errors = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, errors
+    found = re.fullmatch(
+        rf"(?:Reading the inbox: \d+ of {LARGE_INBOX} files\n)*"
+        rf"Stopped reading the inbox: (\d+) of {LARGE_INBOX} files read and kept; the next scan "
+        r"reads the rest\.\n",
+        rest,
+    )
+    assert found is not None, rest  # no command was read: "/status" never echoed
+    read = int(found[1])
+    assert 0 < read < LARGE_INBOX and "Traceback" not in errors
+    status = json.loads(paperbot(tmp_path, "status", "--json").stdout)
+    assert status["files"] == {"ingested": read} and status["papers"] == 20 * read
 
 
 CURSOR_REQUEST, CURSOR_AT = b"\x1b[6n", b"\x1b[1;1R"
@@ -282,3 +397,33 @@ def test_a_filter_allowed_by_raised_limits_is_matched_and_delivered(tmp_path: Pa
     assert "BeNice! Closing Looping's Inference-Memory Gap via KV-Sharing" in result.stdout
     assert "trained **looped** architectures" in result.stdout  # marked: highlights parse it too
     assert "matched looped OR qz0 OR" in result.stdout and "does not parse" not in result.stderr
+
+
+def test_ctrl_c_while_a_large_inbox_is_read_gives_the_prompt(tmp_path: Path) -> None:
+    """At a terminal: Ctrl-C stops the scan and the prompt comes; Ctrl-D then quits without
+    reading the rest (the next start does)."""
+    fill_inbox(tmp_path / "inbox")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment.update(PYTHONPATH=str(ROOT), TERM="xterm", PAPERBOT_INBOX_DIR="inbox", **SETTLED)
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
+        stdin=terminal, stdout=terminal, stderr=terminal,
+    )  # fmt: skip
+    os.close(terminal)
+    try:
+        read_until(controller, b"Ctrl-D quits", b"Reading the inbox: ")
+        process.send_signal(signal.SIGINT)  # what Ctrl-C sends before the prompt is up
+        stopped = read_until(controller, b"Stopped reading the inbox: ", PROMPT_UP)
+        os.write(controller, b"/status\r")
+        assert b"Last listing: day" in read_until(controller, b"Last listing", PROMPT_UP)
+        os.write(controller, CTRL_D)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(controller)
+    assert b"Traceback" not in stopped and b"KeyboardInterrupt" not in stopped
+    read = int(re.findall(rb"Stopped reading the inbox: (\d+) of", stopped)[0])
+    status = json.loads(paperbot(tmp_path, "status", "--json").stdout)
+    assert 0 < read < LARGE_INBOX and status["files"] == {"ingested": read}  # quit: not read on

@@ -61,7 +61,15 @@ class ConfirmStop:
     confirmed: bool
 
 
-Press = ShowCard | NextPage | Rate | FollowSimilar | RemoveFilter | ConfirmStop
+@dataclass(frozen=True)
+class SendRecent:
+    """A new filter's matches among the recent papers, sent now as a digest (once: papers the
+    chat has had are not sent again)."""
+
+    filter_id: int
+
+
+Press = ShowCard | NextPage | Rate | FollowSimilar | RemoveFilter | ConfirmStop | SendRecent
 
 
 def card_button(row_id: int, number: int | None) -> Button:
@@ -93,6 +101,11 @@ def remove_button(filter_id: int, number: int) -> Button:
     return Button(f"Remove {number}", f"remove:{filter_id}")
 
 
+def recent_button(filter_id: int, count: int) -> Button:
+    papers = "this recent paper" if count == 1 else f"these {count} recent papers"
+    return Button(f"📬 Send me {papers} now", f"recent:{filter_id}")
+
+
 def stop_buttons() -> list[Button]:
     return [Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]
 
@@ -118,6 +131,8 @@ def parse_press(data: str) -> Press | None:
             return FollowSimilar(row_id)
         case "remove", [filter_id]:
             return RemoveFilter(filter_id)
+        case "recent", [filter_id]:
+            return SendRecent(filter_id)
     if action == "stop" and value in ("yes", "no"):
         return ConfirmStop(value == "yes")
     return None

@@ -6,6 +6,7 @@ itself) talks to the database (tests/test_architecture.py holds the line).
     planning       new papers matched into the delivery ledger (the filter index)
     delivery       the ledger sent: instant rounds, digest rounds, the chat lock
     subscriptions  a chat's filters: subscribe, unsubscribe, import, export, preview
+    backfill       a new filter's recent matches, queued once when the chat asks
     chats          a chat's settings and life: register, mode, pause, forget, moves
     status         counts for /status, /stats, `paperbot status` and /metrics
     preview        what a filter matches in files or the database (`paperbot preview`)

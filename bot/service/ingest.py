@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
@@ -302,6 +303,9 @@ def ingest_paths(
     return report
 
 
+Progress = Callable[[int, int], None]  # (the file about to be read, counted from 1; of how many)
+
+
 def scan_inbox(
     database: Database,
     inbox: Path,
@@ -309,15 +313,25 @@ def scan_inbox(
     settle_seconds: float,
     clock: Clock = utc_now,
     max_bytes: int = MAX_BYTES,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
 ) -> IngestReport:
     """The inbox job: new contents only, files still being written wait for the next scan, a bad
     file is recorded and not retried until its content changes, a link to a file outside the
-    inbox is not followed. Files are only ever read."""
+    inbox is not followed. Files are only ever read. `progress` is told of each file before it
+    is read; `stop`, once set, ends the scan before the next file (each file read is stored in
+    its own transaction: what was read stays, the rest is read by the next scan)."""
     report = IngestReport()
     if not inbox.is_dir():
         log.warning("inbox %s is not a folder; nothing scanned", inbox)
         return report
-    for path in list_listing_files([inbox]):
+    paths = list_listing_files([inbox])
+    for number, path in enumerate(paths, 1):
+        if stop is not None and stop.is_set():
+            log.info("inbox scan stopped after %d of %d files", number - 1, len(paths))
+            break
+        if progress is not None:
+            progress(number, len(paths))
         if (target := _outside(path, inbox)) is not None:
             error = f"a link to {target}, outside the inbox: not read"
             report.files.append(FileReport(str(path), "skipped", error=error))

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from bot.core.chat import Filter
 from bot.core.paper import Paper
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.summary import shorten
@@ -98,7 +99,7 @@ class Similar:
                     return AlreadyFollowed(number, stored.canonical)
             if len(existing) >= max_per_chat:
                 return AtLimit(len(existing), max_per_chat)
-            chats.add_filter(
+            added = chats.add_filter(
                 session,
                 chat_id=chat_id,
                 source=seeded.source,
@@ -106,7 +107,7 @@ class Similar:
                 now=now,
                 model=seeded.scorer.to_bytes(),
             )
-        return Subscribed(len(existing) + 1, seeded.name, seeded.recent)
+        return Subscribed(len(existing) + 1, seeded.name, seeded.recent, filter_id=added.id)
 
     def preview(self, *, source: str) -> Previewed | BadFilter:
         """/preview like:ID,...: what the filter would have matched, nothing saved."""
@@ -134,12 +135,29 @@ class Similar:
         seeds = [found[i][1] for i in ids]
         scorer = self._scorer(text, seeds, window)
         recent = [p for p in recent if (p.arxiv_id or "") not in ids]
-        similarity = list(scorer.similarity(text.vectors(recent))) if recent else []
-        closest = sorted(zip(similarity, range(len(recent)), strict=True), reverse=True)
-        passing = [recent[i] for value, i in closest if value >= scorer.threshold]
-        shown = [p.title for p in passing[:SHOWN_TITLES]]
+        passing = [recent[i] for i in _passing(text, scorer, recent)]
+        shown = [p.title for p in passing[:SHOWN_TITLES]]  # the closest first
         matches = RecentMatches(len(passing), shown)
         return _Seeded(PREFIX + ",".join(ids), similar_name(seeds), scorer, matches)
+
+    def recent_ids(self, stored: Filter) -> list[int]:
+        """The papers of the last RECENT_DAYS announcement days that a stored "more like this"
+        filter passes, its seeds left out: what `follow` counted."""
+        text, ids = self.ranker.features(), seed_ids(stored.source)
+        if text is None or isinstance(ids, BadFilter):
+            return []
+        with self.database.session() as session:
+            recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
+            model = chats.filter_models(session, filter_ids=[stored.id]).get(stored.id)
+            scorer = SimilarTo.from_bytes(model) if model is not None else None
+            if scorer is None or scorer.fingerprint != text.fingerprint:  # refitted since
+                found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)
+                window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
+                if not found:
+                    return []
+                scorer = self._scorer(text, [paper for _, paper in found.values()], window)
+        recent = [(i, p) for i, p in recent if (p.arxiv_id or "") not in ids]
+        return [recent[n][0] for n in _passing(text, scorer, [p for _, p in recent])]
 
     def follow_row(
         self, *, chat_id: int, row_id: int, max_per_chat: int, now: datetime
@@ -205,3 +223,10 @@ class Similar:
                 session, filter_id=stored.id, model=self.scorers[stored.id].to_bytes()
             )
         log.info("ranking: %d 'more like this' filters rebuilt on the new vocabulary", len(stale))
+
+
+def _passing(text: Featurizer, scorer: SimilarTo, candidates: Sequence[Paper]) -> list[int]:
+    """Which of the candidates (their positions) the scorer lets through, the closest first."""
+    similarity = list(scorer.similarity(text.vectors(candidates))) if candidates else []
+    closest = sorted(zip(similarity, range(len(candidates)), strict=True), reverse=True)
+    return [i for value, i in closest if value >= scorer.threshold]

@@ -25,6 +25,7 @@ class Subscribed:
     number: int  # as /list shows it
     canonical: str
     recent: RecentMatches
+    filter_id: int
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,11 @@ def subscribe(
                 return AlreadyFollowed(number, understood)
         if len(existing) >= rules.max_per_chat:
             return AtLimit(len(existing), rules.max_per_chat)
-        chats.add_filter(session, chat_id=chat_id, source=source, canonical=understood, now=now)
-    return Subscribed(len(existing) + 1, understood, recent_matches(recent, query, scores))
+        added = chats.add_filter(
+            session, chat_id=chat_id, source=source, canonical=understood, now=now
+        )
+    matches = recent_matches(recent, query, scores)
+    return Subscribed(len(existing) + 1, understood, matches, filter_id=added.id)
 
 
 def preview_filter(

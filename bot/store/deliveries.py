@@ -564,6 +564,17 @@ def behind_button(
     return [_to_delivery(row) for _, row in found], ordered
 
 
+def papers_with_rows(session: Session, *, chat_id: int, paper_ids: Sequence[int]) -> set[int]:
+    """Which of the papers the chat has a ledger row for (of any status and version)."""
+    found: set[int] = set()
+    for chunk in id_chunks(paper_ids):
+        statement = sa.select(col(DeliveryTable.paper_id)).where(
+            col(DeliveryTable.chat_id) == chat_id, col(DeliveryTable.paper_id).in_(chunk)
+        )
+        found.update(session.execute(statement).scalars())
+    return found
+
+
 def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
     statement = (
         select(DeliveryTable)

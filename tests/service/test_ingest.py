@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from bot.service import ingest
@@ -206,3 +207,28 @@ def test_a_file_over_the_size_limit_is_refused_unread_once(
     assert [f.error for f in changed.files if f.path == str(huge)] == [
         "too large: 13.0 MB, over the limit of 10 MB (PAPERBOT_INBOX_MAX_BYTES); not read"
     ]
+
+
+def test_a_scan_tells_its_progress_and_stops_between_files(
+    database: Database, tmp_path: Path, clock: Clock
+) -> None:
+    inbox = tmp_path / "inbox"
+    shutil.copytree(SEEDS, inbox)  # three files
+    for path in inbox.iterdir():
+        os.utime(path, (0, 0))  # long settled
+    told: list[tuple[int, int]] = []
+    stop = threading.Event()
+
+    def progress(number: int, total: int) -> None:
+        told.append((number, total))
+        if number == 2:  # Ctrl-C while the second file is read: it is read to its end
+            stop.set()
+
+    report = ingest.scan_inbox(
+        database, inbox, settle_seconds=0, clock=clock, progress=progress, stop=stop
+    )
+    assert told == [(1, 3), (2, 3)]
+    assert [Path(f.path).name for f in report.files] == sorted(p.name for p in SEEDS.iterdir())[:2]
+    assert store_status(database).files == {"ingested": 2}
+    rest = ingest.scan_inbox(database, inbox, settle_seconds=0, clock=clock)
+    assert [f.status for f in rest.files] == ["skipped", "skipped", "ingested"]

@@ -120,7 +120,8 @@ async def test_a_pruned_paper_is_not_sent_again_and_its_buttons_are_out_of_date(
     await runtime.deliver()
     alerts = [m for m in transport.sent if m.buttons]
     assert alerts and all(r.status == "sent" for r in _rows(database))
-    rate = alerts[0].buttons[0][0].data  # 👍, naming the first card's ledger row
+    # 👍, naming the first paper's ledger row
+    rate = next(b.data for b in alerts[0].buttons[0] if b.label.startswith("👍"))
     assert rate.startswith("like:")
     assert (await press_button(runtime, ada, rate)).text.startswith("👍 noted")
 

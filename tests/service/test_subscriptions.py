@@ -68,14 +68,14 @@ def sources(database: Database) -> list[str]:
 @pytest.mark.parametrize(
     ("followed", "source", "expected"),
     [
-        ((), "looped", Subscribed(1, "looped", NOTHING)),
-        (("mamba",), "Diffusion Models", Subscribed(2, "diffusion AND models", NOTHING)),
+        ((), "looped", Subscribed(1, "looped", NOTHING, 1)),
+        (("mamba",), "Diffusion Models", Subscribed(2, "diffusion AND models", NOTHING, 2)),
         # the same canonical form, written differently
         (("KV-cache",), '"kv cache"', AlreadyFollowed(1, '"kv cache"')),
         (("looped", '"KV Cache"'), "kv-cache", AlreadyFollowed(2, '"kv cache"')),
         (("au:Hassani",), "AU:hassani", AlreadyFollowed(1, "au:hassani")),
         # kv cache without quotes is two words, not the phrase
-        (("KV-cache",), "kv cache", Subscribed(2, "kv AND cache", NOTHING)),
+        (("KV-cache",), "kv cache", Subscribed(2, "kv AND cache", NOTHING, 2)),
         # at the limit, a new filter is refused but a followed one is still recognised
         (("looped", "mamba", "diffusion"), "transformer", AtLimit(3, 3)),
         (("looped", "mamba", "diffusion"), "Mamba", AlreadyFollowed(2, "mamba")),

@@ -396,3 +396,30 @@ async def test_rating_and_more_like_this_from_an_alerts_buttons(world: World) ->
     await press("≈ 1")  # "more like this" for paper 1
     assert world.server.texts(ADA)[sent].startswith('Filter 2 saved, understood as <code>like "')
     assert "\nlike:2607.000" in await world.command(ADA, "/export")
+
+
+async def test_a_new_filters_button_sends_its_recent_papers_as_a_digest(world: World) -> None:
+    """The first run: the listings came before the filter, so nothing waits for it; the button
+    under /subscribe's answer sends what it counted, as a digest, once."""
+    await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
+    subscribed = await world.server.reply_to(ADA, '/subscribe "kv cache"')
+    [button] = [b for row in subscribed["reply_markup"]["inline_keyboard"] for b in row]
+    assert button["text"] == "📬 Send me these 2 recent papers now"
+    shown = len(world.server.sent(ADA))
+
+    async def press() -> dict[str, Any]:
+        answered = len(world.server.calls_to("answerCallbackQuery"))
+        world.server.press(ADA, subscribed["message_id"], button["callback_data"])
+        await world.server.wait_for(
+            lambda: len(world.server.calls_to("answerCallbackQuery")) > answered
+        )
+        return world.server.calls_to("answerCallbackQuery")[-1].params
+
+    assert (await press())["text"] == "Sent: 2 papers."
+    digest = world.server.texts(ADA)[shown:]
+    assert "2 new papers" in digest[0] and all(t in "".join(digest) for t in (BENICE, ELASTICKV))
+    assert ledger(world, ADA) == {"sent": 2}
+    again = await press()
+    assert again["text"].startswith("Nothing new to send") and again["show_alert"] == "true"
+    assert len(world.server.sent(ADA)) == shown + len(digest) and ledger(world, ADA) == {"sent": 2}
+    assert world.server.messages[(ADA, subscribed["message_id"])] == subscribed  # left as it was
