@@ -35,7 +35,7 @@ from bot.service import chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
 from bot.service.feedback import SIGNS
 from bot.service.preview import RecentMatches
-from bot.service.similar import is_similar
+from bot.service.similar import NotStored, is_similar
 from bot.service.subscriptions import (
     AlreadyFollowed,
     AtLimit,
@@ -106,7 +106,8 @@ def _visible(text: str) -> str:
 def _named(shown: list[str], more: str) -> str:
     """The first NAMED_AT_MOST of a list, and how many more there are."""
     rest = len(shown) - NAMED_AT_MOST
-    return ", ".join(shown[:NAMED_AT_MOST]) + (f" and {rest} more {more}" if rest > 0 else "")
+    tail = f" and {rest} more" + (f" {more}" if more else "") if rest > 0 else ""
+    return ", ".join(shown[:NAMED_AT_MOST]) + tail
 
 
 def usage(command: str, now: str = "") -> Reply:
@@ -122,6 +123,21 @@ def _bad_filter(bad: BadFilter) -> Reply:
         pointer = " " * bad.position + "^"
         text += f"\n<code>{escape(_visible(bad.source))}\n{pointer}</code>"
     return Reply(text + "\n/help shows the syntax with examples.")
+
+
+def _not_stored(arxiv_ids: list[str], then: str) -> str:
+    """Papers the bot knows only from the listings it has read: when an id will work."""
+    named = _named([f"<code>{_echo(i, 30)}</code>" for i in arxiv_ids], "ids")
+    known = "I know only the papers of the listings I have read"
+    if len(arxiv_ids) == 1:
+        return (
+            f"{named} is not in my database yet: {known}. "
+            f"Once a listing carrying it has been read, {then}."
+        )
+    return (
+        f"Not in my database yet: {named}. {known}; "
+        f"once a listing carrying a paper has been read, {then}."
+    )
 
 
 def _matches_line(recent: RecentMatches, verb: str) -> str:
@@ -204,7 +220,7 @@ async def similar(runtime: Runtime, chat: Chat, args: str) -> Reply:
 
 async def _follow_similar(
     runtime: Runtime, chat_id: int, source: str
-) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored:
     return await asyncio.to_thread(
         runtime.similar.follow,
         chat_id=chat_id,
@@ -214,10 +230,12 @@ async def _follow_similar(
     )
 
 
-def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> Reply:
+def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored) -> Reply:
     match result:
         case BadFilter():
             return _bad_filter(result)
+        case NotStored(arxiv_ids):
+            return Reply(_not_stored(arxiv_ids, "/similar can use it"))
         case AlreadyFollowed(number, understood):
             return Reply(
                 f"You already follow that, as filter {number}: <code>{escape(understood)}</code>."
@@ -370,11 +388,13 @@ async def _rate(runtime: Runtime, chat: Chat, args: str, value: int, name: str) 
         now=runtime.clock(),
     )
     lines = [f"{SIGNS[value]} {escape(shorten(p.title, 80))}" for p in result.rated]
-    if result.unknown:
-        unknown = _named([f"<code>{_echo(u, 30)}</code>" for u in result.unknown], "ids")
+    if result.unreadable:
+        unreadable = _named([f"<code>{_echo(u, 30)}</code>" for u in result.unreadable], "")
         lines.append(
-            f"Not found here: {unknown} (an arXiv id like 2506.01234 of a paper I have seen)."
+            f"Not an arXiv id: {unreadable} (write 2506.01234, or the paper's arxiv.org link)."
         )
+    if result.unknown:
+        lines.append(_not_stored(result.unknown, "it can be rated"))
     if result.rated:
         runtime.ranker.changed(chat.id)
         likes, _ = feedback.counts(runtime.database, chat_id=chat.id)
@@ -528,12 +548,16 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
                 result.problems.append(OverLimit(number, limit))
             case BadFilter(message=message):
                 result.problems.append(BadLine(number, line, message))
+            case NotStored(arxiv_ids):
+                missing = ", ".join(arxiv_ids)
+                result.problems.append(BadLine(number, line, f"not in my database yet: {missing}"))
     result.problems.sort(key=lambda problem: problem.number)
     text = f"Imported {plural(result.added, 'filter')}."
-    if ratings.rated or ratings.unknown:
+    missed = ratings.unknown + ratings.unreadable
+    if ratings.rated or missed:
         text += f" {plural(len(ratings.rated), 'rating')} taken."
-    if ratings.unknown:
-        unknown = _named([_echo(u, 30) for u in ratings.unknown], "ids")
+    if missed:
+        unknown = _named([_echo(u, 30) for u in missed], "ids")
         text += f" Not seen here, so not rated: {unknown}."
     if result.already:
         text += f" {plural(result.already, 'line')} you follow already."

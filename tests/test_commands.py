@@ -7,7 +7,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
@@ -20,8 +20,9 @@ from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
 from bot.service.composing import Digest
-from bot.store import Database
+from bot.store import Database, papers
 from tests.conftest import SEEDS, Clock
+from tests.corpus import mixed_day
 from tests.transports import RecordingTransport
 
 ADA, OPERATOR, GROUP = 1, 777, -5
@@ -30,6 +31,7 @@ ELASTICKV = (
     "ElasticKV: a mixed-fidelity KV runtime built on the observation that target fidelity need "
     "not gate execution"
 )
+TOPIC_TITLE = "Quantized cache and key value cache for memory footprint"  # 2607.00001's
 ADMINS_ONLY = "Only this group's administrators can change its filters and settings."
 UNKNOWN_FIELD = (
     "That filter does not work: unknown field 'foo:'; use ti:, abs:, au: or cat: at 1.\n"
@@ -478,3 +480,58 @@ async def test_buttons_of_one_chat_touch_nothing_of_another(runtime: Runtime) ->
     for data in ("like:1", "dislike:1", "similar:1", "card:1", "more:1:2"):
         assert await press_button(runtime, bob, data) == Reply(OUT_OF_DATE, notice=True), data
     assert feedback.counts(runtime.database, chat_id=bob_id) == (0, 0)
+
+
+def store_topics(runtime: Runtime, clock: Clock) -> dict[str, str]:
+    """Forty papers with arXiv ids 2607.00001-40 (ten a topic); their titles by id."""
+    day = mixed_day(date(2026, 10, 21), 10, first_id=1)
+    with runtime.database.session() as session:
+        papers.insert_papers(session, papers=day, now=clock())
+    return {str(p.arxiv_id): p.title for p in day}
+
+
+async def test_arxiv_links_are_taken_wherever_an_id_is(runtime: Runtime, clock: Clock) -> None:
+    titles = store_topics(runtime, clock)
+    assert await say(runtime, "/like https://arxiv.org/abs/2607.00001v2") == (
+        f"👍 {titles['2607.00001']}\nRanking starts at 3 👍: 1 so far."
+    )
+    assert await say(
+        runtime, "/dislike http://export.arxiv.org/pdf/2607.00002 arXiv:2607.00003"
+    ) == (
+        f"👎 {titles['2607.00002']}\n👎 {titles['2607.00003']}\nRanking starts at 3 👍: 1 so far."
+    )
+    similar = await say(runtime, "/similar https://arxiv.org/html/2607.00004v1")
+    assert similar.startswith('Filter 1 saved, understood as <code>like "'), similar
+    followed = await say(runtime, "/subscribe like:<https://arxiv.org/abs/2607.00005>")
+    assert followed.startswith('Filter 2 saved, understood as <code>like "'), followed
+    sources = [f.source for f in subscriptions.list_filters(runtime.database, chat_id=ADA)]
+    assert sources == ["like:2607.00004", "like:2607.00005"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "/similar 2401.00001",
+            "<code>2401.00001</code> is not in my database yet: I know only the papers of the "
+            "listings I have read. Once a listing carrying it has been read, /similar can use it.",
+        ),
+        (
+            "/like 2401.00001 https://arxiv.org/abs/2401.00002",
+            "Not in my database yet: <code>2401.00001</code>, <code>2401.00002</code>. I know "
+            "only the papers of the listings I have read; once a listing carrying a paper has "
+            "been read, it can be rated.",
+        ),
+        (
+            "/like 2607.00001 banana",
+            f"👍 {TOPIC_TITLE}\nNot an arXiv id: <code>banana</code> (write 2506.01234, or the "
+            "paper's arxiv.org link).\nRanking starts at 3 👍: 1 so far.",
+        ),
+    ],
+)
+async def test_an_id_not_stored_is_named_with_when_it_will_work(
+    runtime: Runtime, clock: Clock, text: str, expected: str
+) -> None:
+    store_topics(runtime, clock)
+    assert await say(runtime, text) == expected
+    assert subscriptions.list_filters(runtime.database, chat_id=ADA) == []

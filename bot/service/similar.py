@@ -12,14 +12,14 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlmodel import Session
 
-from bot.core.paper import Paper
+from bot.core.paper import Paper, read_arxiv_id
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.summary import shorten
-from bot.service.feedback import ARXIV_ID
 from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
 from bot.service.ranking import Ranker
 from bot.service.subscriptions import AlreadyFollowed, AtLimit, BadFilter, Subscribed
@@ -36,19 +36,31 @@ def is_similar(source: str) -> bool:
     return source.strip().lower().startswith(PREFIX)
 
 
+@dataclass(frozen=True)
+class NotStored:
+    """Seed papers this bot has not read in any listing (so it cannot compare with them)."""
+
+    arxiv_ids: list[str]
+
+
 def seed_ids(source: str) -> list[str] | BadFilter:
-    """'like:2506.01234, 2506.04321' (or ids alone) -> the arXiv ids, without versions."""
+    """'like:2506.01234, https://arxiv.org/abs/2506.04321' (or ids alone) -> the arXiv ids,
+    without versions."""
     text = source.strip()
     if is_similar(text):
         text = text[len(PREFIX) :]
     given = [part for part in text.replace(",", " ").split() if part]
     ids: list[str] = []
     for part in given:
-        found = ARXIV_ID.match(part)
-        if found is None:
-            return BadFilter(source, f"'{part}' is not an arXiv id (like 2506.01234)", None)
-        if found.group(1).lower() not in ids:
-            ids.append(found.group(1).lower())
+        arxiv_id = read_arxiv_id(part)
+        if arxiv_id is None:
+            return BadFilter(
+                source,
+                f"'{part}' is not an arXiv id (like 2506.01234, or its arxiv.org link)",
+                None,
+            )
+        if arxiv_id not in ids:
+            ids.append(arxiv_id)
     if not ids:
         return BadFilter(source, "give the arXiv ids of one or more papers", None)
     if len(ids) > MAX_SEEDS:
@@ -63,21 +75,21 @@ class Similar:
 
     def follow(
         self, *, chat_id: int, source: str, max_per_chat: int, now: datetime
-    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored:
         """/similar and /import: a "more like this" filter for the chat."""
         ids = seed_ids(source)
         if isinstance(ids, BadFilter):
             return ids
-        text = self.ranker.features()
-        if text is None:
-            return BadFilter(source, "too few papers are stored yet to compare with", None)
         with self.database.session() as session:
             found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)
             window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
             recent = [p for _, p in papers.recent_papers(session, announcement_days=RECENT_DAYS)]
         unknown = [i for i in ids if i not in found]
         if unknown:
-            return BadFilter(source, f"not seen here: {', '.join(unknown)}", None)
+            return NotStored(unknown)
+        text = self.ranker.features()
+        if text is None:
+            return BadFilter(source, "too few papers are stored yet to compare with", None)
         seeds = [found[i][1] for i in ids]
         scorer = self._scorer(text, seeds, window)
         written = PREFIX + ",".join(ids)
@@ -108,7 +120,7 @@ class Similar:
 
     def follow_row(
         self, *, chat_id: int, row_id: int, max_per_chat: int, now: datetime
-    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | None:
+    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored | None:
         """The "more like this" button under a paper the chat was sent (None: the row is not
         the chat's)."""
         with self.database.session() as session:
