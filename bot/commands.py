@@ -335,7 +335,12 @@ async def mode(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     chosen = parse_digest_time(args)
     if chosen is None:
-        return usage("time", f"Digest time now: {chat.digest_time} ({escape(chat.timezone)}).")
+        now = f"Digest time now: {chat.digest_time} ({escape(chat.timezone)})."
+        if args.strip():
+            now = f"<code>{_echo(args.strip())}</code> is not a time. {now}"
+        reply = usage("time", now)
+        reply.text += "\nAlso: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."
+        return reply
     chat = _change(runtime, chat, digest_time=chosen)
     note = "" if chat.mode == "digest" else " (used in digest mode: /mode digest)"
     return Reply(f"Digest time set to {chosen}; the next at {_next_digest(runtime, chat)}{note}.")

@@ -83,10 +83,15 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
                      "(what a filter matches, without saving it)"),
         ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest</code> "
                             "(each paper at once, or a daily digest)"),
-        ("/time 25:00", "Digest time now: 08:00 (UTC).\n"
-                        "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
+        ("/time 25:99", "<code>25:99</code> is not a time. Digest time now: 08:00 (UTC).\n"
+                        "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                        "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
+        ("/time 13pm", "<code>13pm</code> is not a time. Digest time now: 08:00 (UTC).\n"
+                       "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                       "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/time", "Digest time now: 08:00 (UTC).\n"
-                  "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
+                  "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                  "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/timezone", "Time zone now: UTC.\n"
                       "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),
         ("/updates maybe", "Usage: <code>/updates on|off</code> "
@@ -136,6 +141,11 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (["/mode instant"], "Instant: each matching paper comes as soon as its listing arrives."),
         (["/mode DIGEST"], "Digest: one message a day; the next at Fri 23 Oct 08:00 (UTC)."),
         (["/time 7.30"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
+        (["/time 7"], "Digest time set to 07:00; the next at Fri 23 Oct 07:00 (UTC)."),
+        (["/time 7pm"], "Digest time set to 19:00; the next at Thu 22 Oct 19:00 (UTC)."),
+        (["/time 7:30 PM"], "Digest time set to 19:30; the next at Thu 22 Oct 19:30 (UTC)."),
+        (["/time 0730"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
+        (["/time 7h30"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
         (["/time 13:15"], "Digest time set to 13:15; the next at Thu 22 Oct 13:15 (UTC)."),
         (
             ["/mode instant", "/time 13:15"],
