@@ -27,9 +27,10 @@ from bot.core.buttons import (
 from bot.core.chat import Chat
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
-from bot.core.schedule import find_timezone, next_due, parse_digest_time
+from bot.core.schedule import next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.core.text import printable
+from bot.core.zones import ZoneUnknown, read_timezone
 from bot.runtime import Runtime
 from bot.service import chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
@@ -49,7 +50,6 @@ from bot.service.subscriptions import (
 LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one message; /export not
 ECHOED = 80  # characters of what a user wrote, quoted back in a reply
 NAMED_AT_MOST = 10  # lines an /import did not take, ids /like did not find: a reply names these
-ZONE_NAME_MAX = 64  # the longest time zone name (IANA's are under 40)
 
 
 @dataclass
@@ -349,14 +349,35 @@ async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def timezone(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args.strip():
         return usage("timezone", f"Time zone now: {escape(chat.timezone)}.")
-    zone = find_timezone(args) if len(args.strip()) <= ZONE_NAME_MAX else None
-    if zone is None:
-        return Reply(
-            f"I do not know the time zone <code>{_echo(args.strip())}</code>. Write it as "
-            "Area/City, like <code>Europe/Berlin</code> or <code>America/New_York</code>, or UTC."
+    found = read_timezone(args, runtime.clock())
+    if isinstance(found, ZoneUnknown):
+        return Reply(_unknown_zone(args.strip(), found))
+    chat = _change(runtime, chat, timezone=found.zone)
+    text = f"Time zone set to {found.zone}; the next digest at {_next_digest(runtime, chat)}."
+    if found.offset:  # Etc/GMT-2
+        text += (
+            f"\n{found.zone} is {found.offset} all year (POSIX names count the hours the other "
+            "way round), without daylight saving; to follow it, name your city, like "
+            "<code>berlin</code>."
         )
-    chat = _change(runtime, chat, timezone=zone)
-    return Reply(f"Time zone set to {zone}; the next digest at {_next_digest(runtime, chat)}.")
+    return Reply(text)
+
+
+def _unknown_zone(typed: str, unknown: ZoneUnknown) -> str:
+    offset, named = unknown.offset, [f"<code>{zone}</code>" for zone in unknown.suggestions]
+    if offset and not named:
+        return f"No time zone is at {offset}: clocks run from UTC-12 to UTC+14."
+    if offset:
+        return (
+            f"No fixed zone is {offset} (those are whole hours: Etc/GMT-2 is UTC+2). "
+            f"The zones at {offset} now: {', '.join(named)}; write one of them."
+        )
+    text = f"I do not know the time zone <code>{_echo(typed)}</code>."
+    text += f" Did you mean {' or '.join(named)}?" if named else ""
+    return text + (
+        " Write it as Area/City, like <code>Europe/Berlin</code> or <code>America/New_York</code>, "
+        "a city alone (<code>berlin</code>), UTC or an offset (<code>UTC+2</code>)."
+    )
 
 
 async def updates(runtime: Runtime, chat: Chat, args: str) -> Reply:

@@ -159,7 +159,32 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (
             ["/timezone Mars/Base"],
             "I do not know the time zone <code>Mars/Base</code>. Write it as Area/City, like "
-            "<code>Europe/Berlin</code> or <code>America/New_York</code>, or UTC.",
+            "<code>Europe/Berlin</code> or <code>America/New_York</code>, a city alone "
+            "(<code>berlin</code>), UTC or an offset (<code>UTC+2</code>).",
+        ),
+        (
+            ["/timezone new york"],
+            "Time zone set to America/New_York; the next digest at Fri 23 Oct 08:00 "
+            "(America/New_York).",
+        ),
+        (
+            ["/timezone berln"],
+            "I do not know the time zone <code>berln</code>. Did you mean "
+            "<code>Europe/Berlin</code>? Write it as Area/City, like <code>Europe/Berlin</code> "
+            "or <code>America/New_York</code>, a city alone (<code>berlin</code>), UTC or an "
+            "offset (<code>UTC+2</code>).",
+        ),
+        (
+            ["/timezone UTC+2"],
+            "Time zone set to Etc/GMT-2; the next digest at Fri 23 Oct 08:00 (Etc/GMT-2).\n"
+            "Etc/GMT-2 is UTC+2 all year (POSIX names count the hours the other way round), "
+            "without daylight saving; to follow it, name your city, like <code>berlin</code>.",
+        ),
+        (
+            ["/timezone UTC+5:30"],
+            "No fixed zone is UTC+5:30 (those are whole hours: Etc/GMT-2 is UTC+2). The zones at "
+            "UTC+5:30 now: <code>Asia/Calcutta</code>, <code>Asia/Colombo</code>, "
+            "<code>Asia/Kolkata</code>; write one of them.",
         ),
         (["/updates on"], "Updates on: new versions of matching papers come too, "
                           "marked as updates."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo
 
 # ASCII digits only: int() would read '٩' as 9, and a time is typed in ASCII everywhere
 _CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d\d)|h)?", re.A)  # 7, 7:30, 7h30, 7h
@@ -33,21 +33,6 @@ def parse_digest_time(text: str) -> str | None:
     if hour > 23 or minute > 59:
         return None
     return f"{hour:02d}:{minute:02d}"
-
-
-def find_timezone(text: str) -> str | None:
-    """The canonical name of an IANA time zone ('europe/berlin' -> 'Europe/Berlin'), or None."""
-    name = text.strip()
-    if name.upper() in ("UTC", "GMT", "Z"):
-        return "UTC"
-    if not name or ".." in name or name.startswith("/"):
-        return None
-    try:
-        ZoneInfo(name)
-        return name
-    except (ZoneInfoNotFoundError, ValueError):
-        lowered = name.lower()
-        return next((z for z in sorted(available_timezones()) if z.lower() == lowered), None)
 
 
 def local_moment(day: datetime, digest_time: str, timezone: str) -> datetime:

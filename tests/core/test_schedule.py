@@ -2,7 +2,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.core.schedule import find_timezone, last_due, local_moment, next_due, parse_digest_time
+from bot.core.schedule import last_due, local_moment, next_due, parse_digest_time
 
 
 def utc(*parts: int) -> datetime:
@@ -47,12 +47,3 @@ def test_a_time_skipped_by_dst_falls_an_hour_later_and_next_due_is_ahead() -> No
 )  # fmt: skip
 def test_parse_digest_time(text: str, parsed: str | None) -> None:
     assert parse_digest_time(text) == parsed
-
-
-@pytest.mark.parametrize(
-    ("text", "zone"),
-    [("Europe/Berlin", "Europe/Berlin"), ("europe/berlin", "Europe/Berlin"), ("utc", "UTC"),
-     ("Mars/Base", None), ("../etc/passwd", None), ("", None)],
-)  # fmt: skip
-def test_find_timezone(text: str, zone: str | None) -> None:
-    assert find_timezone(text) == zone
