@@ -24,6 +24,7 @@ from bot.core.buttons import (
     remove_button,
     stop_buttons,
 )
+from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
@@ -140,6 +141,18 @@ def _not_stored(arxiv_ids: list[str], then: str) -> str:
     )
 
 
+def _categories_warning(unknown: tuple[UnknownCategory, ...]) -> str:
+    """A line for each cat: part of a filter that names no arXiv category."""
+    lines = []
+    for category in unknown:
+        nearest = ", ".join(f"{code} ({escape(name)})" for code, name in category.nearest)
+        lines.append(
+            f"\n⚠ <code>{escape(category.written)}</code> names no arXiv category, so no paper "
+            "has it." + (f" The nearest: {nearest}." if nearest else "")
+        )
+    return "".join(lines)
+
+
 def _matches_line(recent: RecentMatches, verb: str) -> str:
     if not recent.count:
         return f"It {verb} nothing in the last {recent.days} announcement days."
@@ -249,6 +262,7 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter | Not
             return Reply(
                 f"Filter {number} saved, understood as <code>{escape(understood)}</code>.\n"
                 + _matches_line(recent, "would have matched")
+                + _categories_warning(result.unknown_categories)
             )
 
 
@@ -267,6 +281,7 @@ async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
     return Reply(
         f"<code>{escape(result.canonical)}</code> (not saved; /subscribe saves it)\n"
         + _matches_line(result.recent, "matches")
+        + _categories_warning(result.unknown_categories)
     )
 
 

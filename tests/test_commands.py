@@ -570,3 +570,24 @@ async def test_an_id_not_stored_is_named_with_when_it_will_work(
     store_topics(runtime, clock)
     assert await say(runtime, text) == expected
     assert subscriptions.list_filters(runtime.database, chat_id=ADA) == []
+
+
+async def test_a_category_arxiv_does_not_have_is_saved_with_a_warning(runtime: Runtime) -> None:
+    nearest = (
+        "⚠ <code>cat:cs.xy</code> names no arXiv category, so no paper has it. The nearest: "
+        "cs.SY (Systems and Control), cs.CY (Computers and Society), cs.SI (Social and "
+        "Information Networks)."
+    )
+    assert await say(runtime, "/subscribe cat:cs.XY") == (
+        "Filter 1 saved, understood as <code>cat:cs.xy</code>.\n"
+        f"It would have matched nothing in the last 7 announcement days.\n{nearest}"
+    )
+    assert await say(runtime, "/preview cat:cs.XY OR cat:cs.LG") == (
+        "<code>cat:cs.xy OR cat:cs.lg</code> (not saved; /subscribe saves it)\n"
+        f"It matches nothing in the last 7 announcement days.\n{nearest}"
+    )
+    for archives in ("cat:cs.*", "cat:math", "cat:hep-th"):
+        assert await say(runtime, f"/preview {archives}") == (
+            f"<code>{archives.lower()}</code> (not saved; /subscribe saves it)\n"
+            "It matches nothing in the last 7 announcement days."
+        )

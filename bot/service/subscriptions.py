@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
+from importlib import resources
 
+from bot.core.categories import Taxonomy, UnknownCategory, read_taxonomy, unknown_categories
 from bot.core.chat import Filter
 from bot.core.query import FilterRules, InvalidQuery, Node, canonical
 from bot.service.preview import RecentMatches, RecentPapers, Scores, recent_matches
@@ -25,6 +28,7 @@ class Subscribed:
     number: int  # as /list shows it
     canonical: str
     recent: RecentMatches
+    unknown_categories: tuple[UnknownCategory, ...] = ()  # saved all the same: a warning
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,14 @@ class AtLimit:
 class Previewed:
     canonical: str
     recent: RecentMatches
+    unknown_categories: tuple[UnknownCategory, ...] = ()
+
+
+@cache
+def arxiv_taxonomy() -> Taxonomy:
+    """arXiv's categories, read once from the package's data file."""
+    data = resources.files("bot.core").joinpath("data", "arxiv_categories.txt")
+    return read_taxonomy(data.read_text(encoding="utf-8"))
 
 
 def read_filter(rules: FilterRules, source: str) -> Node | BadFilter:
@@ -76,7 +88,12 @@ def subscribe(
         if len(existing) >= rules.max_per_chat:
             return AtLimit(len(existing), rules.max_per_chat)
         chats.add_filter(session, chat_id=chat_id, source=source, canonical=understood, now=now)
-    return Subscribed(len(existing) + 1, understood, recent_matches(recent, query, scores))
+    return Subscribed(
+        len(existing) + 1,
+        understood,
+        recent_matches(recent, query, scores),
+        unknown_categories(query, arxiv_taxonomy()),
+    )
 
 
 def preview_filter(
@@ -85,7 +102,11 @@ def preview_filter(
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
-    return Previewed(canonical(query), recent_matches(recent, query, scores))
+    return Previewed(
+        canonical(query),
+        recent_matches(recent, query, scores),
+        unknown_categories(query, arxiv_taxonomy()),
+    )
 
 
 def list_filters(database: Database, *, chat_id: int) -> list[Filter]:
