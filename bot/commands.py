@@ -255,7 +255,7 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter | Not
             )
         case AtLimit(count, limit):
             return Reply(
-                f"This chat has {count} filters, the most it may keep is {limit}. "
+                f"This chat has {plural(count, 'filter')}, the most it may keep is {limit}. "
                 "Remove one first (/list), or join two with OR."
             )
         case Subscribed(number, understood, recent):

@@ -21,7 +21,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 
 from bot.commands import Caller, Reply, handle_text, press_button
 from bot.core.buttons import Button, Keyboard
-from bot.core.render import to_plain
+from bot.core.render import plural, to_plain
 from bot.runtime import Runtime
 
 
@@ -176,7 +176,8 @@ class Console:
     async def converse(self) -> int:
         resumed = self.runtime.postman.resume()
         if resumed:
-            write(f"({resumed} messages were in flight at the last stop: resending)\n")
+            were = "was" if resumed == 1 else "were"
+            write(f"({plural(resumed, 'message')} {were} in flight at the last stop: resending)\n")
         if self.interactive:
             logs = f" Logs go to {self.log_file}." if self.log_file else ""
             write(

@@ -206,3 +206,9 @@ def test_a_file_over_the_size_limit_is_refused_unread_once(
     assert [f.error for f in changed.files if f.path == str(huge)] == [
         "too large: 13.0 MB, over the limit of 10 MB (PAPERBOT_INBOX_MAX_BYTES); not read"
     ]
+
+
+def test_the_summary_of_one_file_of_one_entry_is_singular(database: Database) -> None:
+    one = ROOT / "tests" / "data" / "listings" / "cutoff_one_entry.xml"
+    report = ingest.ingest_paths(database, [one])
+    assert report.summary_line() == "1 file (1 ingested): 1 entry, 1 new paper, 0 duplicates"
