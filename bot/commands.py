@@ -519,11 +519,13 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         lines.append(f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests)")
     if chat.mode == "digest" and not chat.paused and found.filters:
         lines.append(f"Next digest: {_next_digest(runtime, chat)}")
+    # a chat starts with its last digest at its first contact: none has gone out yet
+    since = "the last digest" if chat.last_digest_at > chat.created_at else "you started"
     if found.arrived_since_digest:
         arrived = plural(found.arrived_since_digest, "new paper")
-        lines.append(f"Since the last digest: {arrived} arrived")
+        lines.append(f"Since {since}: {arrived} arrived")
     else:
-        lines.append("Since the last digest: no announcement (no new listing)")
+        lines.append(f"Since {since}: no announcement (no new listing)")
     last = found.last_listing
     if last is None:
         lines.append("No listing has arrived yet.")

@@ -370,6 +370,21 @@ async def test_commands_are_answered_while_a_digest_round_composes(
     assert report.digests == many and set(transport.chats()) == {ADA, *in_round}
 
 
+async def test_status_claims_no_last_digest_before_the_first(
+    runtime: Runtime, clock: Clock
+) -> None:
+    await say(runtime, "/subscribe KV-cache")
+    clock.advance(minutes=1)
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    assert "\nSince you started: 37 new papers arrived\n" in await say(runtime, "/status")
+    clock.advance(minutes=1)
+    assert await say(runtime, "/digest") == "That was everything waiting: 2 papers."
+    assert "\nSince the last digest: no announcement (no new listing)\n" in await say(
+        runtime, "/status"
+    )
+
+
 async def test_a_digest_of_one_paper_says_paper(runtime: Runtime, clock: Clock) -> None:
     await say(runtime, "/subscribe au:Hassani")
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
@@ -400,7 +415,7 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
         "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\nUpdates: off\n"
         "Waiting for you: 0 papers\n"  # no filters: no digest to announce
         "Ratings: none yet (👍 under 3 papers ranks your digests)\n"
-        "Since the last digest: no announcement (no new listing)\nNo listing has arrived yet."
+        "Since you started: no announcement (no new listing)\nNo listing has arrived yet."
     )
     assert admin.asked == 1  # reading is for everyone: not asked
 
