@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.query import InvalidQuery
+from bot.core.render import plural
 from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
@@ -123,7 +124,10 @@ def _cmd_ingest(args: argparse.Namespace, settings: Settings, database: Database
         _print_json(report.as_json())
     else:
         for file in report.files:
-            detail = f"{file.entries} entries, {file.new} new, {file.duplicates} duplicates"
+            detail = (
+                f"{plural(file.entries, 'entry', 'entries')}, {file.new} new, "
+                f"{plural(file.duplicates, 'duplicate')}"
+            )
             line = f"{file.status:8} {file.path} ({file.format or '?'}; {detail})"
             print(line + (f": {file.error}" if file.error else ""))
         print(report.summary_line())

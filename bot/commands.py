@@ -26,18 +26,20 @@ from bot.core.buttons import (
     remove_button,
     stop_buttons,
 )
+from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat, Filter
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
-from bot.core.schedule import find_timezone, next_due, parse_digest_time
+from bot.core.schedule import next_due, parse_digest_time
 from bot.core.summary import shorten
 from bot.core.text import printable
+from bot.core.zones import ZoneUnknown, read_timezone
 from bot.runtime import Runtime
 from bot.service import backfill, chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
 from bot.service.feedback import SIGNS
 from bot.service.preview import RecentMatches
-from bot.service.similar import is_similar
+from bot.service.similar import NotStored, is_similar
 from bot.service.subscriptions import (
     AlreadyFollowed,
     AtLimit,
@@ -51,7 +53,6 @@ from bot.service.subscriptions import (
 LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one message; /export not
 ECHOED = 80  # characters of what a user wrote, quoted back in a reply
 NAMED_AT_MOST = 10  # lines an /import did not take, ids /like did not find: a reply names these
-ZONE_NAME_MAX = 64  # the longest time zone name (IANA's are under 40)
 
 
 @dataclass
@@ -108,7 +109,8 @@ def _visible(text: str) -> str:
 def _named(shown: list[str], more: str) -> str:
     """The first NAMED_AT_MOST of a list, and how many more there are."""
     rest = len(shown) - NAMED_AT_MOST
-    return ", ".join(shown[:NAMED_AT_MOST]) + (f" and {rest} more {more}" if rest > 0 else "")
+    tail = f" and {rest} more" + (f" {more}" if more else "") if rest > 0 else ""
+    return ", ".join(shown[:NAMED_AT_MOST]) + tail
 
 
 def usage(command: str, now: str = "") -> Reply:
@@ -124,6 +126,33 @@ def _bad_filter(bad: BadFilter) -> Reply:
         pointer = " " * bad.position + "^"
         text += f"\n<code>{escape(_visible(bad.source))}\n{pointer}</code>"
     return Reply(text + "\n/help shows the syntax with examples.")
+
+
+def _not_stored(arxiv_ids: list[str], then: str) -> str:
+    """Papers the bot knows only from the listings it has read: when an id will work."""
+    named = _named([f"<code>{_echo(i, 30)}</code>" for i in arxiv_ids], "ids")
+    known = "I know only the papers of the listings I have read"
+    if len(arxiv_ids) == 1:
+        return (
+            f"{named} is not in my database yet: {known}. "
+            f"Once a listing carrying it has been read, {then}."
+        )
+    return (
+        f"Not in my database yet: {named}. {known}; "
+        f"once a listing carrying a paper has been read, {then}."
+    )
+
+
+def _categories_warning(unknown: tuple[UnknownCategory, ...]) -> str:
+    """A line for each cat: part of a filter that names no arXiv category."""
+    lines = []
+    for category in unknown:
+        nearest = ", ".join(f"{code} ({escape(name)})" for code, name in category.nearest)
+        lines.append(
+            f"\n⚠ <code>{escape(category.written)}</code> names no arXiv category, so no paper "
+            "has it." + (f" The nearest: {nearest}." if nearest else "")
+        )
+    return "".join(lines)
 
 
 def _matches_line(recent: RecentMatches, verb: str) -> str:
@@ -206,7 +235,7 @@ async def similar(runtime: Runtime, chat: Chat, args: str) -> Reply:
 
 async def _follow_similar(
     runtime: Runtime, chat_id: int, source: str
-) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored:
     return await asyncio.to_thread(
         runtime.similar.follow,
         chat_id=chat_id,
@@ -216,17 +245,19 @@ async def _follow_similar(
     )
 
 
-def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> Reply:
+def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored) -> Reply:
     match result:
         case BadFilter():
             return _bad_filter(result)
+        case NotStored(arxiv_ids):
+            return Reply(_not_stored(arxiv_ids, "/similar can use it"))
         case AlreadyFollowed(number, understood):
             return Reply(
                 f"You already follow that, as filter {number}: <code>{escape(understood)}</code>."
             )
         case AtLimit(count, limit):
             return Reply(
-                f"This chat has {count} filters, the most it may keep is {limit}. "
+                f"This chat has {plural(count, 'filter')}, the most it may keep is {limit}. "
                 "Remove one first (/list), or join two with OR."
             )
         case Subscribed(number, understood, recent, filter_id):
@@ -234,7 +265,8 @@ def _subscribed(result: Subscribed | AlreadyFollowed | AtLimit | BadFilter) -> R
             send = [[recent_button(filter_id, recent.count)]] if recent.count else []
             return Reply(
                 f"Filter {number} saved, understood as <code>{escape(understood)}</code>.\n"
-                + _matches_line(recent, "would have matched"),
+                + _matches_line(recent, "would have matched")
+                + _categories_warning(result.unknown_categories),
                 send,
             )
 
@@ -287,9 +319,12 @@ async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
         )
     if isinstance(result, BadFilter):
         return _bad_filter(result)
+    if isinstance(result, NotStored):
+        return Reply(_not_stored(result.arxiv_ids, "/preview can use it"))
     return Reply(
         f"<code>{escape(result.canonical)}</code> (not saved; /subscribe saves it)\n"
         + _matches_line(result.recent, "matches")
+        + _categories_warning(result.unknown_categories)
     )
 
 
@@ -366,7 +401,12 @@ async def mode(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     chosen = parse_digest_time(args)
     if chosen is None:
-        return usage("time", f"Digest time now: {chat.digest_time} ({escape(chat.timezone)}).")
+        now = f"Digest time now: {chat.digest_time} ({escape(chat.timezone)})."
+        if args.strip():
+            now = f"<code>{_echo(args.strip())}</code> is not a time. {now}"
+        reply = usage("time", now)
+        reply.text += "\nAlso: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."
+        return reply
     chat = _change(runtime, chat, digest_time=chosen)
     note = "" if chat.mode == "digest" else " (used in digest mode: /mode digest)"
     return Reply(f"Digest time set to {chosen}; the next at {_next_digest(runtime, chat)}{note}.")
@@ -375,14 +415,35 @@ async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def timezone(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args.strip():
         return usage("timezone", f"Time zone now: {escape(chat.timezone)}.")
-    zone = find_timezone(args) if len(args.strip()) <= ZONE_NAME_MAX else None
-    if zone is None:
-        return Reply(
-            f"I do not know the time zone <code>{_echo(args.strip())}</code>. Write it as "
-            "Area/City, like <code>Europe/Berlin</code> or <code>America/New_York</code>, or UTC."
+    found = read_timezone(args, runtime.clock())
+    if isinstance(found, ZoneUnknown):
+        return Reply(_unknown_zone(args.strip(), found))
+    chat = _change(runtime, chat, timezone=found.zone)
+    text = f"Time zone set to {found.zone}; the next digest at {_next_digest(runtime, chat)}."
+    if found.offset:  # Etc/GMT-2
+        text += (
+            f"\n{found.zone} is {found.offset} all year (POSIX names count the hours the other "
+            "way round), without daylight saving; to follow it, name your city, like "
+            "<code>berlin</code>."
         )
-    chat = _change(runtime, chat, timezone=zone)
-    return Reply(f"Time zone set to {zone}; the next digest at {_next_digest(runtime, chat)}.")
+    return Reply(text)
+
+
+def _unknown_zone(typed: str, unknown: ZoneUnknown) -> str:
+    offset, named = unknown.offset, [f"<code>{zone}</code>" for zone in unknown.suggestions]
+    if offset and not named:
+        return f"No time zone is at {offset}: clocks run from UTC-12 to UTC+14."
+    if offset:
+        return (
+            f"No fixed zone is {offset} (those are whole hours: Etc/GMT-2 is UTC+2). "
+            f"The zones at {offset} now: {', '.join(named)}; write one of them."
+        )
+    text = f"I do not know the time zone <code>{_echo(typed)}</code>."
+    text += f" Did you mean {' or '.join(named)}?" if named else ""
+    return text + (
+        " Write it as Area/City, like <code>Europe/Berlin</code> or <code>America/New_York</code>, "
+        "a city alone (<code>berlin</code>), UTC or an offset (<code>UTC+2</code>)."
+    )
 
 
 async def updates(runtime: Runtime, chat: Chat, args: str) -> Reply:
@@ -419,11 +480,13 @@ async def _rate(runtime: Runtime, chat: Chat, args: str, value: int, name: str) 
         now=runtime.clock(),
     )
     lines = [f"{SIGNS[value]} {escape(shorten(p.title, 80))}" for p in result.rated]
-    if result.unknown:
-        unknown = _named([f"<code>{_echo(u, 30)}</code>" for u in result.unknown], "ids")
+    if result.unreadable:
+        unreadable = _named([f"<code>{_echo(u, 30)}</code>" for u in result.unreadable], "")
         lines.append(
-            f"Not found here: {unknown} (an arXiv id like 2506.01234 of a paper I have seen)."
+            f"Not an arXiv id: {unreadable} (write 2506.01234, or the paper's arxiv.org link)."
         )
+    if result.unknown:
+        lines.append(_not_stored(result.unknown, "it can be rated"))
     if result.rated:
         runtime.ranker.changed(chat.id)
         likes, _ = feedback.counts(runtime.database, chat_id=chat.id)
@@ -510,11 +573,13 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         lines.append(f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests)")
     if chat.mode == "digest" and not chat.paused and found.filters:
         lines.append(f"Next digest: {_next_digest(runtime, chat)}")
+    # a chat starts with its last digest at its first contact: none has gone out yet
+    since = "the last digest" if chat.last_digest_at > chat.created_at else "you started"
     if found.arrived_since_digest:
         arrived = plural(found.arrived_since_digest, "new paper")
-        lines.append(f"Since the last digest: {arrived} arrived")
+        lines.append(f"Since {since}: {arrived} arrived")
     else:
-        lines.append("Since the last digest: no announcement (no new listing)")
+        lines.append(f"Since {since}: no announcement (no new listing)")
     last = found.last_listing
     if last is None:
         lines.append("No listing has arrived yet.")
@@ -586,12 +651,16 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
                 result.problems.append(OverLimit(number, limit))
             case BadFilter(message=message):
                 result.problems.append(BadLine(number, line, message))
+            case NotStored(arxiv_ids):
+                missing = ", ".join(arxiv_ids)
+                result.problems.append(BadLine(number, line, f"not in my database yet: {missing}"))
     result.problems.sort(key=lambda problem: problem.number)
     text = f"Imported {plural(result.added, 'filter')}."
-    if ratings.rated or ratings.unknown:
+    missed = ratings.unknown + ratings.unreadable
+    if ratings.rated or missed:
         text += f" {plural(len(ratings.rated), 'rating')} taken."
-    if ratings.unknown:
-        unknown = _named([_echo(u, 30) for u in ratings.unknown], "ids")
+    if missed:
+        unknown = _named([_echo(u, 30) for u in missed], "ids")
         text += f" Not seen here, so not rated: {unknown}."
     if result.already:
         text += f" {plural(result.already, 'line')} you follow already."

@@ -120,6 +120,21 @@ class DatabaseSettings(Section):
     # bench/day.py's 10,000 chats (5.85 million rows) in 44 s against 56.
     sqlite_cache_mb: int = Field(default=64, ge=2, le=65536)
 
+    @field_validator("url")
+    @classmethod
+    def _sqlite_names_a_file(cls, url: str) -> str:
+        """sqlite:///, sqlite:// and sqlite:///:memory: are databases in memory: one for each
+        connection, gone when the process ends, so the bot would keep nothing."""
+        scheme, _, rest = url.partition("://")
+        path = rest.partition("?")[0]
+        if scheme.split("+")[0].strip().lower() == "sqlite" and path in ("", "/", "/:memory:"):
+            raise PydanticCustomError(
+                "database_url",
+                "a SQLite database in memory keeps nothing: name a file, like "
+                "sqlite:///data/paperbot.db (relative) or sqlite:////var/lib/paperbot/bot.db",
+            )
+        return url
+
 
 class InboxSettings(Section):
     dir: Path = Path("seeds")

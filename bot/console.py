@@ -258,7 +258,8 @@ class Console:
     async def converse(self) -> int:
         resumed = self.runtime.postman.resume()
         if resumed:
-            write(f"({resumed} messages were in flight at the last stop: resending)\n")
+            were = "was" if resumed == 1 else "were"
+            write(f"({plural(resumed, 'message')} {were} in flight at the last stop: resending)\n")
         if self.interactive:
             logs = f" Logs go to {self.log_file}." if self.log_file else ""
             write(

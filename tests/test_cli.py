@@ -110,6 +110,16 @@ def test_a_bad_setting_is_one_line_and_exit_2(workdir: Path) -> None:
     assert "PAPERBOT_INBOX_SCAN_SECONDS" in result.stderr
 
 
+def test_a_sqlite_url_without_a_file_is_one_line_and_exit_2(workdir: Path) -> None:
+    result = paperbot(workdir, "ingest", "seeds", env={"PAPERBOT_DATABASE_URL": "sqlite:///"})
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(
+        "paperbot: setting database.url (PAPERBOT_DATABASE_URL): a SQLite database in memory "
+        "keeps nothing: name a file"
+    )
+    assert result.stderr.count("\n") == 1
+
+
 def test_database_url_setting_is_used(workdir: Path) -> None:
     url = f"sqlite:///{workdir / 'elsewhere.db'}"
     paperbot(workdir, "ingest", "seeds", env={"PAPERBOT_DATABASE_URL": url})

@@ -7,7 +7,7 @@ import asyncio
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
@@ -20,8 +20,9 @@ from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
 from bot.service.composing import Digest
-from bot.store import Database, deliveries
+from bot.store import Database, deliveries, papers
 from tests.conftest import SEEDS, Clock
+from tests.corpus import mixed_day
 from tests.transports import RecordingTransport
 
 ADA, OPERATOR, GROUP = 1, 777, -5
@@ -30,6 +31,7 @@ ELASTICKV = (
     "ElasticKV: a mixed-fidelity KV runtime built on the observation that target fidelity need "
     "not gate execution"
 )
+TOPIC_TITLE = "Quantized cache and key value cache for memory footprint"  # 2607.00001's
 ADMINS_ONLY = "Only this group's administrators can change its filters and settings."
 UNKNOWN_FIELD = (
     "That filter does not work: unknown field 'foo:'; use ti:, abs:, au: or cat: at 1.\n"
@@ -81,10 +83,15 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
                      "(what a filter matches, without saving it)"),
         ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest</code> "
                             "(each paper at once, or a daily digest)"),
-        ("/time 25:00", "Digest time now: 08:00 (UTC).\n"
-                        "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
+        ("/time 25:99", "<code>25:99</code> is not a time. Digest time now: 08:00 (UTC).\n"
+                        "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                        "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
+        ("/time 13pm", "<code>13pm</code> is not a time. Digest time now: 08:00 (UTC).\n"
+                       "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                       "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/time", "Digest time now: 08:00 (UTC).\n"
-                  "Usage: <code>/time HH:MM</code> (when the daily digest comes)"),
+                  "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                  "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/timezone", "Time zone now: UTC.\n"
                       "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),
         ("/updates maybe", "Usage: <code>/updates on|off</code> "
@@ -134,6 +141,11 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (["/mode instant"], "Instant: each matching paper comes as soon as its listing arrives."),
         (["/mode DIGEST"], "Digest: one message a day; the next at Fri 23 Oct 08:00 (UTC)."),
         (["/time 7.30"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
+        (["/time 7"], "Digest time set to 07:00; the next at Fri 23 Oct 07:00 (UTC)."),
+        (["/time 7pm"], "Digest time set to 19:00; the next at Thu 22 Oct 19:00 (UTC)."),
+        (["/time 7:30 PM"], "Digest time set to 19:30; the next at Thu 22 Oct 19:30 (UTC)."),
+        (["/time 0730"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
+        (["/time 7h30"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
         (["/time 13:15"], "Digest time set to 13:15; the next at Thu 22 Oct 13:15 (UTC)."),
         (
             ["/mode instant", "/time 13:15"],
@@ -147,7 +159,32 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (
             ["/timezone Mars/Base"],
             "I do not know the time zone <code>Mars/Base</code>. Write it as Area/City, like "
-            "<code>Europe/Berlin</code> or <code>America/New_York</code>, or UTC.",
+            "<code>Europe/Berlin</code> or <code>America/New_York</code>, a city alone "
+            "(<code>berlin</code>), UTC or an offset (<code>UTC+2</code>).",
+        ),
+        (
+            ["/timezone new york"],
+            "Time zone set to America/New_York; the next digest at Fri 23 Oct 08:00 "
+            "(America/New_York).",
+        ),
+        (
+            ["/timezone berln"],
+            "I do not know the time zone <code>berln</code>. Did you mean "
+            "<code>Europe/Berlin</code>? Write it as Area/City, like <code>Europe/Berlin</code> "
+            "or <code>America/New_York</code>, a city alone (<code>berlin</code>), UTC or an "
+            "offset (<code>UTC+2</code>).",
+        ),
+        (
+            ["/timezone UTC+2"],
+            "Time zone set to Etc/GMT-2; the next digest at Fri 23 Oct 08:00 (Etc/GMT-2).\n"
+            "Etc/GMT-2 is UTC+2 all year (POSIX names count the hours the other way round), "
+            "without daylight saving; to follow it, name your city, like <code>berlin</code>.",
+        ),
+        (
+            ["/timezone UTC+5:30"],
+            "No fixed zone is UTC+5:30 (those are whole hours: Etc/GMT-2 is UTC+2). The zones at "
+            "UTC+5:30 now: <code>Asia/Calcutta</code>, <code>Asia/Colombo</code>, "
+            "<code>Asia/Kolkata</code>; write one of them.",
         ),
         (["/updates on"], "Updates on: new versions of matching papers come too, "
                           "marked as updates."),
@@ -401,6 +438,21 @@ async def test_commands_are_answered_while_a_digest_round_composes(
     assert report.digests == many and set(transport.chats()) == {ADA, *in_round}
 
 
+async def test_status_claims_no_last_digest_before_the_first(
+    runtime: Runtime, clock: Clock
+) -> None:
+    await say(runtime, "/subscribe KV-cache")
+    clock.advance(minutes=1)
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    assert "\nSince you started: 37 new papers arrived\n" in await say(runtime, "/status")
+    clock.advance(minutes=1)
+    assert await say(runtime, "/digest") == "That was everything waiting: 2 papers."
+    assert "\nSince the last digest: no announcement (no new listing)\n" in await say(
+        runtime, "/status"
+    )
+
+
 async def test_a_digest_of_one_paper_says_paper(runtime: Runtime, clock: Clock) -> None:
     await say(runtime, "/subscribe au:Hassani")
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
@@ -431,7 +483,7 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
         "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\nUpdates: off\n"
         "Waiting for you: 0 papers\n"  # no filters: no digest to announce
         "Ratings: none yet (👍 under 3 papers ranks your digests)\n"
-        "Since the last digest: no announcement (no new listing)\nNo listing has arrived yet."
+        "Since you started: no announcement (no new listing)\nNo listing has arrived yet."
     )
     assert admin.asked == 1  # reading is for everyone: not asked
 
@@ -549,3 +601,82 @@ async def test_buttons_of_one_chat_touch_nothing_of_another(runtime: Runtime) ->
     for data in ("like:1", "dislike:1", "similar:1", "card:1", "more:1:2"):
         assert await press_button(runtime, bob, data) == Reply(OUT_OF_DATE, notice=True), data
     assert feedback.counts(runtime.database, chat_id=bob_id) == (0, 0)
+
+
+def store_topics(runtime: Runtime, clock: Clock) -> dict[str, str]:
+    """Forty papers with arXiv ids 2607.00001-40 (ten a topic); their titles by id."""
+    day = mixed_day(date(2026, 10, 21), 10, first_id=1)
+    with runtime.database.session() as session:
+        papers.insert_papers(session, papers=day, now=clock())
+    return {str(p.arxiv_id): p.title for p in day}
+
+
+async def test_arxiv_links_are_taken_wherever_an_id_is(runtime: Runtime, clock: Clock) -> None:
+    titles = store_topics(runtime, clock)
+    assert await say(runtime, "/like https://arxiv.org/abs/2607.00001v2") == (
+        f"👍 {titles['2607.00001']}\nRanking starts at 3 👍: 1 so far."
+    )
+    assert await say(
+        runtime, "/dislike http://export.arxiv.org/pdf/2607.00002 arXiv:2607.00003"
+    ) == (
+        f"👎 {titles['2607.00002']}\n👎 {titles['2607.00003']}\nRanking starts at 3 👍: 1 so far."
+    )
+    for text, number in [
+        ("/similar https://arxiv.org/html/2607.00004v1", 1),
+        ("/subscribe like:<https://arxiv.org/abs/2607.00005>", 2),
+    ]:  # answered with the recent papers' button, when they matched some
+        reply = await handle_text(runtime, Caller(ADA), text, bot_username="paperbot")
+        assert reply is not None
+        assert reply.text.startswith(f'Filter {number} saved, understood as <code>like "')
+    sources = [f.source for f in subscriptions.list_filters(runtime.database, chat_id=ADA)]
+    assert sources == ["like:2607.00004", "like:2607.00005"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "/similar 2401.00001",
+            "<code>2401.00001</code> is not in my database yet: I know only the papers of the "
+            "listings I have read. Once a listing carrying it has been read, /similar can use it.",
+        ),
+        (
+            "/like 2401.00001 https://arxiv.org/abs/2401.00002",
+            "Not in my database yet: <code>2401.00001</code>, <code>2401.00002</code>. I know "
+            "only the papers of the listings I have read; once a listing carrying a paper has "
+            "been read, it can be rated.",
+        ),
+        (
+            "/like 2607.00001 banana",
+            f"👍 {TOPIC_TITLE}\nNot an arXiv id: <code>banana</code> (write 2506.01234, or the "
+            "paper's arxiv.org link).\nRanking starts at 3 👍: 1 so far.",
+        ),
+    ],
+)
+async def test_an_id_not_stored_is_named_with_when_it_will_work(
+    runtime: Runtime, clock: Clock, text: str, expected: str
+) -> None:
+    store_topics(runtime, clock)
+    assert await say(runtime, text) == expected
+    assert subscriptions.list_filters(runtime.database, chat_id=ADA) == []
+
+
+async def test_a_category_arxiv_does_not_have_is_saved_with_a_warning(runtime: Runtime) -> None:
+    nearest = (
+        "⚠ <code>cat:cs.xy</code> names no arXiv category, so no paper has it. The nearest: "
+        "cs.SY (Systems and Control), cs.CY (Computers and Society), cs.SI (Social and "
+        "Information Networks)."
+    )
+    assert await say(runtime, "/subscribe cat:cs.XY") == (
+        "Filter 1 saved, understood as <code>cat:cs.xy</code>.\n"
+        f"It would have matched nothing in the last 7 announcement days.\n{nearest}"
+    )
+    assert await say(runtime, "/preview cat:cs.XY OR cat:cs.LG") == (
+        "<code>cat:cs.xy OR cat:cs.lg</code> (not saved; /subscribe saves it)\n"
+        f"It matches nothing in the last 7 announcement days.\n{nearest}"
+    )
+    for archives in ("cat:cs.*", "cat:math", "cat:hep-th"):
+        assert await say(runtime, f"/preview {archives}") == (
+            f"<code>{archives.lower()}</code> (not saved; /subscribe saves it)\n"
+            "It matches nothing in the last 7 announcement days."
+        )

@@ -53,6 +53,16 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
             "setting database.sqlite_cache_mb (PAPERBOT_DATABASE_SQLITE_CACHE_MB)",
         ),
         ("PAPERBOT_CONFIG", "/nonexistent.toml", "PAPERBOT_CONFIG names '/nonexistent.toml'"),
+        *[
+            (
+                "PAPERBOT_DATABASE_URL",
+                url,
+                "setting database.url (PAPERBOT_DATABASE_URL): a SQLite database in memory keeps "
+                f"nothing: name a file, like sqlite:///data/paperbot.db (relative) or "
+                f"sqlite:////var/lib/paperbot/bot.db (got '{url}')",
+            )
+            for url in ("sqlite:///", "sqlite://", "sqlite:///:memory:", "SQLite+pysqlite:///")
+        ],
     ],
 )
 def test_a_wrong_value_is_one_line_naming_the_setting(
@@ -62,6 +72,16 @@ def test_a_wrong_value_is_one_line_naming_the_setting(
     with pytest.raises(SettingsError) as error:
         load_settings()
     assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["sqlite:///data/paperbot.db", "sqlite:////srv/bot.db", "postgresql://db/papers"]
+)
+def test_a_database_url_naming_a_database_is_taken(
+    monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.setenv("PAPERBOT_DATABASE_URL", url)
+    assert load_settings().database.url == url
 
 
 def test_unknown_key_in_the_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

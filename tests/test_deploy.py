@@ -10,7 +10,9 @@ import json
 import re
 import shutil
 import sqlite3
+import tomllib
 from contextlib import closing
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +113,24 @@ def variables_named() -> set[tuple[str, str]]:
         for path in DOCUMENTS
         for name in re.findall(r"\bPAPERBOT_[A-Z0-9_]*[A-Z0-9]\b", path.read_text())
     }
+
+
+def test_every_data_file_of_the_package_ships_in_its_wheel() -> None:
+    """A file under bot/ that is not a module is installed only when pyproject's package-data
+    names it: without it, `pip install .` gives a bot that cannot read its category list."""
+    shipped = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = [
+        (ROOT / package.replace(".", "/"), pattern)
+        for package, listed in shipped["package-data"].items()
+        for pattern in listed
+    ]
+    data = [p for p in (ROOT / "bot").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    assert data
+    for path in data:
+        assert any(
+            path.is_relative_to(folder) and fnmatch(str(path.relative_to(folder)), pattern)
+            for folder, pattern in patterns
+        ), f"{path.relative_to(ROOT)} is not in pyproject's package-data"
 
 
 def test_every_variable_named_is_a_setting() -> None:

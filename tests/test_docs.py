@@ -59,6 +59,15 @@ async def test_every_command_is_in_help_the_menu_and_the_readme(database: Databa
         assert command.name in menu or command.operators_only
 
 
+def test_the_readme_points_at_nothing_outside_the_repository() -> None:
+    """A clone holds only the repository: the README's links resolve inside it, and data kept
+    elsewhere (the real arXiv days) is described, not linked as a path beside it."""
+    assert "../" not in README
+    links = re.findall(r"\]\(([^)#\s]+)", README)
+    for target in (link for link in links if not link.startswith(("http://", "https://"))):
+        assert (ROOT / target).exists(), f"README links {target}, which a clone does not have"
+
+
 def test_every_test_the_documents_name_exists() -> None:
     """docs/*.md name the tests that show each guarantee (`tests/x.py::test_name`, or a later
     `::test_name` of the same file): each file and each test must exist."""

@@ -69,7 +69,7 @@ async def test_alerts_for_a_dropped_listing_and_a_clean_stop(
         drop_seeds(tmp_path)
         await server.wait_for(lambda: "ElasticKV" in "".join(server.texts(ADA)), timeout=30)
         alerts = "".join(server.texts(ADA)[2:])
-        assert "BeNice!" in alerts and alerts.count("<blockquote expandable>") == 2
+        assert "BeNice!" in alerts and alerts.count('matched "kv cache" (filter 1)') == 2
         assert [c["command"] for c in server.commands][:3] == ["start", "help", "subscribe"]
     finally:
         process.send_signal(signal.SIGTERM)

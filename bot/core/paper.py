@@ -40,6 +40,35 @@ def split_arxiv_id(text: str) -> tuple[str, int | None] | None:
     return match.group("id"), int(version) if version else None
 
 
+# What a person may type or paste for a paper: its id with or without version, 'arXiv:ID', its
+# page on arxiv.org or export.arxiv.org (abs, pdf, html; http or https), or its DOI
+# 10.48550/arXiv.ID.
+_TYPED_ARXIV_ID = re.compile(
+    r"(?:arxiv:"
+    r"|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/"
+    r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\.)?"
+    r"(?P<id>\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
+    r"(?:\.pdf)?/?(?:[?#]\S*)?",
+    re.I,
+)
+_AROUND_AN_ID = "<>()[]\"'.,;"  # what a pasted id may come wrapped in: <https://...>, (2506.01234).
+
+
+def read_arxiv_id(text: str) -> str | None:
+    """What a person typed for a paper -> its arXiv id as stored, without version:
+    'https://arxiv.org/pdf/2506.01234v2' -> '2506.01234', 'MATH.gt/0309136' -> 'math.GT/0309136';
+    None when it names no arXiv paper."""
+    match = _TYPED_ARXIV_ID.fullmatch(text.strip().strip(_AROUND_AN_ID))
+    if match is None:
+        return None
+    found = match.group("id")
+    if "/" not in found:
+        return found
+    archive, number = found.split("/")
+    name, dot, subject = archive.partition(".")
+    return f"{name.lower()}{dot}{subject.upper()}/{number}"
+
+
 def find_arxiv_id(text: str) -> tuple[str, int | None] | None:
     """The first arXiv id inside a longer string (a URL, a guid, 'arXiv:2601.14131v2')."""
     match = ARXIV_ID.search(text)

@@ -267,9 +267,9 @@ def render_alert(items: Sequence[Item], *, compact: bool = True) -> list[Message
     return pack([render_fitting(item, number=n) for n, item in zip(numbers, items, strict=True)])
 
 
-def plural(n: int, word: str) -> str:
-    """'1 paper', '2 papers' (for words whose plural adds an s)."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 paper', '2 papers'; `many` for a word whose plural is not an added s ('entries')."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 Rank = tuple[float, bool, int]  # sorts best first

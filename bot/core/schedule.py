@@ -4,30 +4,35 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo
 
-_TIME = re.compile(r"^([01]?\d|2[0-3])[:.h]([0-5]\d)$")
+# ASCII digits only: int() would read '٩' as 9, and a time is typed in ASCII everywhere
+_CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d\d)|h)?", re.A)  # 7, 7:30, 7h30, 7h
+_FOUR_DIGITS = re.compile(r"(?P<hour>\d{1,2})(?P<minute>\d\d)", re.A)  # 0730, 730, 1930
+_MERIDIEM = re.compile(r"\s*(?P<half>[ap])\.?m\.?$")  # pm, p.m., PM
+NAMED_TIMES = {"noon": "12:00", "midnight": "00:00"}
 
 
 def parse_digest_time(text: str) -> str | None:
-    """'8:30', '08:30', '20.15' -> 'HH:MM'; None when it is not a time of day."""
-    match = _TIME.match(text.strip())
-    return f"{int(match.group(1)):02d}:{match.group(2)}" if match else None
-
-
-def find_timezone(text: str) -> str | None:
-    """The canonical name of an IANA time zone ('europe/berlin' -> 'Europe/Berlin'), or None."""
-    name = text.strip()
-    if name.upper() in ("UTC", "GMT", "Z"):
-        return "UTC"
-    if not name or ".." in name or name.startswith("/"):
+    """A time of day as people write it -> 'HH:MM': '7' and '7h' (07:00), '7pm', '7:30 p.m.',
+    '19:30', '19.30', '0730', '7h30', 'noon'; None when it is not one ('25:99', '13pm')."""
+    written = text.strip().lower()
+    if written in NAMED_TIMES:
+        return NAMED_TIMES[written]
+    meridiem = _MERIDIEM.search(written)
+    if meridiem:
+        written = written[: meridiem.start()]
+    match = _CLOCK.fullmatch(written) or _FOUR_DIGITS.fullmatch(written)
+    if match is None:
         return None
-    try:
-        ZoneInfo(name)
-        return name
-    except (ZoneInfoNotFoundError, ValueError):
-        lowered = name.lower()
-        return next((z for z in sorted(available_timezones()) if z.lower() == lowered), None)
+    hour, minute = int(match["hour"]), int(match["minute"] or 0)
+    if meridiem:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if meridiem["half"] == "p" else 0)  # 12am is 00, 12pm is 12
+    if hour > 23 or minute > 59:
+        return None
+    return f"{hour:02d}:{minute:02d}"
 
 
 def local_moment(day: datetime, digest_time: str, timezone: str) -> datetime:

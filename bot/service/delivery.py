@@ -35,7 +35,7 @@ from bot.core.compose import (
     digest_title,
 )
 from bot.core.query import FilterRules
-from bot.core.render import digest_order, render_fitting
+from bot.core.render import digest_order, plural, render_fitting
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
@@ -66,8 +66,9 @@ class SendReport:
 
     def line(self) -> str:
         return (
-            f"{self.sent} papers sent in {self.messages} messages ({self.digests} digests), "
-            f"{self.failed} failed, {self.waiting} waiting, {self.retries} retries"
+            f"{plural(self.sent, 'paper')} sent in {plural(self.messages, 'message')} "
+            f"({plural(self.digests, 'digest')}), {self.failed} failed, {self.waiting} waiting, "
+            f"{plural(self.retries, 'retry', 'retries')}"
         )
 
 

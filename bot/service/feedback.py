@@ -3,14 +3,12 @@ takes the rating back. The ratings teach the chat's ranking model (bot.service.r
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.core.paper import Paper
+from bot.core.paper import Paper, read_arxiv_id
 from bot.store import Database, deliveries, feedback, papers
 
-ARXIV_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z.-]+/\d{7})(?:v\d+)?$", re.I)
 SIGNS = {1: "👍", -1: "👎"}
 
 
@@ -36,28 +34,29 @@ def rate_row(
 @dataclass
 class RatedIds:
     rated: list[Paper] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)  # not stored here (or not an arXiv id)
+    unknown: list[str] = field(default_factory=list)  # arXiv ids of papers not stored here
+    unreadable: list[str] = field(default_factory=list)  # what named no arXiv paper
 
 
 def rate_ids(
     database: Database, *, chat_id: int, arxiv_ids: list[str], value: int, now: datetime
 ) -> RatedIds:
-    """/like and /dislike: papers by arXiv id (with or without version, or 'arXiv:'); setting the
-    rating, never taking it back (a typed command says what it means)."""
+    """/like and /dislike: papers by arXiv id or link (as `read_arxiv_id` reads them); setting
+    the rating, never taking it back (a typed command says what it means)."""
     result = RatedIds()
-    wanted = {}
+    wanted: dict[str, None] = {}  # in the order given, each once
     for given in arxiv_ids:
-        found = ARXIV_ID.match(given.strip().rstrip(","))
-        if found:
-            wanted[found.group(1).lower()] = given
+        arxiv_id = read_arxiv_id(given)
+        if arxiv_id:
+            wanted[arxiv_id] = None
         else:
-            result.unknown.append(given)
+            result.unreadable.append(given)
     with database.session() as session:
         stored = papers.papers_by_arxiv_id(session, arxiv_ids=wanted)
         held = feedback.ratings(session, chat_id=chat_id)
-        for arxiv_id, given in wanted.items():
+        for arxiv_id in wanted:
             if arxiv_id not in stored:
-                result.unknown.append(given)
+                result.unknown.append(arxiv_id)
                 continue
             paper_id, paper = stored[arxiv_id]
             if held.get(paper_id) != value:
@@ -102,5 +101,6 @@ def import_ratings(
             found = rate_ids(database, chat_id=chat_id, arxiv_ids=ids, value=value, now=now)
             result.rated += found.rated
             result.unknown += found.unknown
+            result.unreadable += found.unreadable
     result.other_lines = ["" if line.startswith(tuple(SIGNS.values())) else line for line in lines]
     return result

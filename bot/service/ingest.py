@@ -17,6 +17,7 @@ from sqlmodel import Session
 from bot.core.identity import Identity, PaperSet, deduplicate
 from bot.core.listings import ListingError, parse_listing
 from bot.core.paper import Paper
+from bot.core.render import plural
 from bot.service import Clock, utc_now
 from bot.store import Database, feeds, files, papers
 
@@ -94,8 +95,9 @@ class IngestReport:
         }
         parts = [f"{n} {s}" for s, n in counts.items() if n]
         return (
-            f"{t['files']} files ({', '.join(parts) or 'none'}): {t['entries']} entries, "
-            f"{t['new']} new papers, {t['duplicates']} duplicates"
+            f"{plural(t['files'], 'file')} ({', '.join(parts) or 'none'}): "
+            f"{plural(t['entries'], 'entry', 'entries')}, {plural(t['new'], 'new paper')}, "
+            f"{plural(t['duplicates'], 'duplicate')}"
         )
 
 

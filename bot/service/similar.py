@@ -18,10 +18,9 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.core.chat import Filter
-from bot.core.paper import Paper
+from bot.core.paper import Paper, read_arxiv_id
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.summary import shorten
-from bot.service.feedback import ARXIV_ID
 from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
 from bot.service.ranking import Ranker
 from bot.service.subscriptions import (
@@ -44,20 +43,31 @@ def is_similar(source: str) -> bool:
     return source.strip().lower().startswith(PREFIX)
 
 
+@dataclass(frozen=True)
+class NotStored:
+    """Seed papers this bot has not read in any listing (so it cannot compare with them)."""
+
+    arxiv_ids: list[str]
+
+
 def seed_ids(source: str) -> list[str] | BadFilter:
-    """'like:2506.01234, 2506.04321' (or ids alone) -> the arXiv ids, without versions; what
-    follows a '#' is a comment (/export names the seeds there)."""
+    """'like:2506.01234, https://arxiv.org/abs/2506.04321' (or ids alone) -> the arXiv ids,
+    without versions; what follows a '#' is a comment (/export names the seeds there)."""
     text = source.split("#", 1)[0].strip()
     if is_similar(text):
         text = text[len(PREFIX) :]
     given = [part for part in text.replace(",", " ").split() if part]
     ids: list[str] = []
     for part in given:
-        found = ARXIV_ID.match(part)
-        if found is None:
-            return BadFilter(source, f"'{part}' is not an arXiv id (like 2506.01234)", None)
-        if found.group(1).lower() not in ids:
-            ids.append(found.group(1).lower())
+        arxiv_id = read_arxiv_id(part)
+        if arxiv_id is None:
+            return BadFilter(
+                source,
+                f"'{part}' is not an arXiv id (like 2506.01234, or its arxiv.org link)",
+                None,
+            )
+        if arxiv_id not in ids:
+            ids.append(arxiv_id)
     if not ids:
         return BadFilter(source, "give the arXiv ids of one or more papers", None)
     if len(ids) > MAX_SEEDS:
@@ -87,10 +97,10 @@ class Similar:
 
     def follow(
         self, *, chat_id: int, source: str, max_per_chat: int, now: datetime
-    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
+    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored:
         """/similar and /import: a "more like this" filter for the chat."""
         seeded = self._seeded(source)
-        if isinstance(seeded, BadFilter):
+        if isinstance(seeded, BadFilter | NotStored):
             return seeded
         with self.database.session() as session:
             existing = chats.chat_filters(session, chat_id=chat_id)
@@ -109,29 +119,29 @@ class Similar:
             )
         return Subscribed(len(existing) + 1, seeded.name, seeded.recent, filter_id=added.id)
 
-    def preview(self, *, source: str) -> Previewed | BadFilter:
+    def preview(self, *, source: str) -> Previewed | BadFilter | NotStored:
         """/preview like:ID,...: what the filter would have matched, nothing saved."""
         seeded = self._seeded(source)
-        if isinstance(seeded, BadFilter):
+        if isinstance(seeded, BadFilter | NotStored):
             return seeded
         return Previewed(seeded.name, seeded.recent)
 
-    def _seeded(self, source: str) -> _Seeded | BadFilter:
+    def _seeded(self, source: str) -> _Seeded | BadFilter | NotStored:
         """The filter `source` asks for: its seeds, its scorer and what it passes of the recent
         papers (the closest first)."""
         ids = seed_ids(source)
         if isinstance(ids, BadFilter):
             return ids
-        text = self.ranker.features()
-        if text is None:
-            return BadFilter(source, "too few papers are stored yet to compare with", None)
         with self.database.session() as session:
             found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)
             window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
             recent = [p for _, p in papers.recent_papers(session, announcement_days=RECENT_DAYS)]
         unknown = [i for i in ids if i not in found]
         if unknown:
-            return BadFilter(source, f"not seen here: {', '.join(unknown)}", None)
+            return NotStored(unknown)
+        text = self.ranker.features()
+        if text is None:
+            return BadFilter(source, "too few papers are stored yet to compare with", None)
         seeds = [found[i][1] for i in ids]
         scorer = self._scorer(text, seeds, window)
         recent = [p for p in recent if (p.arxiv_id or "") not in ids]
@@ -161,7 +171,7 @@ class Similar:
 
     def follow_row(
         self, *, chat_id: int, row_id: int, max_per_chat: int, now: datetime
-    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | None:
+    ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored | None:
         """The "more like this" button under a paper the chat was sent (None: the row is not
         the chat's)."""
         with self.database.session() as session:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from bot.core.chat import Chat
+from bot.core.render import plural
 from bot.store import Database, chats, deliveries, feeds, files, papers
 from bot.store.feeds import FeedState
 from bot.store.health import database_problem
@@ -74,7 +75,7 @@ def feed_line(feed: FeedState) -> str:
     """One feed in one line, for a person."""
     health = f"failing ({feed.failures} in a row): {feed.last_error}" if feed.failures else "ok"
     return (
-        f"{feed.url}: {health}; {feed.papers} papers; last success "
+        f"{feed.url}: {health}; {plural(feed.papers, 'paper')}; last success "
         f"{_moment(feed.last_success_at)}; next poll {_moment(feed.next_poll_at)}"
     )
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
+from importlib import resources
 
+from bot.core.categories import Taxonomy, UnknownCategory, read_taxonomy, unknown_categories
 from bot.core.chat import Filter
 from bot.core.query import FilterRules, InvalidQuery, Node, canonical
 from bot.service.preview import RecentMatches, RecentPapers, Scores, recent_matches
@@ -26,6 +29,7 @@ class Subscribed:
     canonical: str
     recent: RecentMatches
     filter_id: int
+    unknown_categories: tuple[UnknownCategory, ...] = ()  # saved all the same: a warning
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,14 @@ class AtLimit:
 class Previewed:
     canonical: str
     recent: RecentMatches
+    unknown_categories: tuple[UnknownCategory, ...] = ()
+
+
+@cache
+def arxiv_taxonomy() -> Taxonomy:
+    """arXiv's categories, read once from the package's data file."""
+    data = resources.files("bot.core").joinpath("data", "arxiv_categories.txt")
+    return read_taxonomy(data.read_text(encoding="utf-8"))
 
 
 def read_filter(rules: FilterRules, source: str) -> Node | BadFilter:
@@ -79,8 +91,13 @@ def subscribe(
         added = chats.add_filter(
             session, chat_id=chat_id, source=source, canonical=understood, now=now
         )
-    matches = recent_matches(recent, query, scores)
-    return Subscribed(len(existing) + 1, understood, matches, filter_id=added.id)
+    return Subscribed(
+        len(existing) + 1,
+        understood,
+        recent_matches(recent, query, scores),
+        filter_id=added.id,
+        unknown_categories=unknown_categories(query, arxiv_taxonomy()),
+    )
 
 
 def preview_filter(
@@ -89,7 +106,11 @@ def preview_filter(
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
-    return Previewed(canonical(query), recent_matches(recent, query, scores))
+    return Previewed(
+        canonical(query),
+        recent_matches(recent, query, scores),
+        unknown_categories(query, arxiv_taxonomy()),
+    )
 
 
 def list_filters(database: Database, *, chat_id: int) -> list[Filter]:

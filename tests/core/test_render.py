@@ -17,6 +17,7 @@ from bot.core.render import (
     MatchedFilter,
     digest_order,
     escape,
+    plural,
     render_alert,
     render_digest,
     render_entry,
@@ -235,3 +236,17 @@ def test_a_compact_digest_quotes_only_the_first_abstracts() -> None:
     assert "\n<b>8. " in compact[0].text and "8. " not in full[0].text  # numbered for buttons
     later = render_digest(batch[5:], "<b>Your digest</b>, continued", first=6, counts=False)
     assert "<b>a (filter 1)</b>\n\n<b>6. " in later[0].text
+
+
+@pytest.mark.parametrize(
+    ("count", "words", "said"),
+    [
+        (1, ("paper",), "1 paper"),
+        (2, ("paper",), "2 papers"),
+        (0, ("paper",), "0 papers"),
+        (1, ("entry", "entries"), "1 entry"),
+        (3, ("entry", "entries"), "3 entries"),
+    ],
+)
+def test_plural(count: int, words: tuple[str, ...], said: str) -> None:
+    assert plural(count, *words) == said

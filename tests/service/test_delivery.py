@@ -400,3 +400,20 @@ async def test_a_card_button_sends_the_whole_card_to_its_chat_only(
     assert sent.chat_id == KV_CHAT and "<blockquote expandable>" in sent.text
     assert 'matched "kv cache" (filter 1)' in sent.text
     assert titles(sent.text) == titles(digest.text)[1:2]
+
+
+@pytest.mark.parametrize(
+    ("report", "line"),
+    [
+        (
+            SendReport(messages=1, sent=1, digests=1, retries=1),
+            "1 paper sent in 1 message (1 digest), 0 failed, 0 waiting, 1 retry",
+        ),
+        (
+            SendReport(messages=2, sent=5, failed=1, digests=0, retries=3),
+            "5 papers sent in 2 messages (0 digests), 1 failed, 0 waiting, 3 retries",
+        ),
+    ],
+)
+def test_a_rounds_log_line_counts_in_words(report: SendReport, line: str) -> None:
+    assert report.line() == line

@@ -232,3 +232,9 @@ def test_a_scan_tells_its_progress_and_stops_between_files(
     assert store_status(database).files == {"ingested": 2}
     rest = ingest.scan_inbox(database, inbox, settle_seconds=0, clock=clock)
     assert [f.status for f in rest.files] == ["skipped", "skipped", "ingested"]
+
+
+def test_the_summary_of_one_file_of_one_entry_is_singular(database: Database) -> None:
+    one = ROOT / "tests" / "data" / "listings" / "cutoff_one_entry.xml"
+    report = ingest.ingest_paths(database, [one])
+    assert report.summary_line() == "1 file (1 ingested): 1 entry, 1 new paper, 0 duplicates"

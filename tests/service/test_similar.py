@@ -10,7 +10,7 @@ from bot.core.query import FilterRules
 from bot.core.relevance import SimilarTo
 from bot.service.planning import Planner
 from bot.service.ranking import Ranker
-from bot.service.similar import Similar
+from bot.service.similar import NotStored, Similar
 from bot.service.subscriptions import AlreadyFollowed, AtLimit, BadFilter, Subscribed
 from bot.store import Database, chats, deliveries, papers
 from tests.conftest import Clock
@@ -71,13 +71,27 @@ def test_bad_seeds_are_refused_with_a_reason(database: Database, clock: Clock) -
     similar, _ = setup(database, clock)
     cases = {
         "like:": "give the arXiv ids of one or more papers",
-        "like:banana": "'banana' is not an arXiv id (like 2506.01234)",
-        "like:2607.99999": "not seen here: 2607.99999",
+        "like:banana": "'banana' is not an arXiv id (like 2506.01234, or its arxiv.org link)",
         "like:" + ",".join(f"2607.{n:05d}" for n in range(1, 13)): "at most 10 seed papers",
     }
     for source, message in cases.items():
         refused = follow(similar, clock, source)
         assert isinstance(refused, BadFilter) and refused.message == message, source
+
+
+def test_seeds_not_stored_are_named(database: Database, clock: Clock) -> None:
+    similar, _ = setup(database, clock)
+    refused = follow(similar, clock, "like:2607.00001 https://arxiv.org/abs/2607.99999v2")
+    assert refused == NotStored(["2607.99999"])
+
+
+def test_seeds_may_be_given_as_arxiv_links(database: Database, clock: Clock) -> None:
+    similar, _ = setup(database, clock)
+    saved = follow(similar, clock, "like:https://arxiv.org/pdf/2607.00011v3, arXiv:2607.00012")
+    assert isinstance(saved, Subscribed)
+    with database.session() as session:
+        [stored] = chats.chat_filters(session, chat_id=CHAT)
+    assert stored.source == "like:2607.00011,2607.00012"
 
 
 def test_a_refitted_vocabulary_rebuilds_the_scorer_from_its_seeds(

@@ -281,6 +281,11 @@ def _read_feed(data: bytes) -> Any:
         raise ListingError(f"not a readable feed: {type(error).__name__}: {error}") from None
 
 
+def _the_entries(count: int, kind: str = "") -> str:
+    """'the 1 entry', 'the 3 complete entries'."""
+    return f"the {count} {kind}{'entry' if count == 1 else 'entries'}"
+
+
 def parse(data: bytes, *, source: str) -> ParsedListing:
     parsed = _read_feed(data)
     problems: list[str] = []
@@ -291,13 +296,13 @@ def parse(data: bytes, *, source: str) -> ParsedListing:
         if not parsed.entries:
             raise ListingError(f"not a readable feed: XML error{detail}: {error}")
         problems.append(
-            f"XML is cut off or malformed{detail} ({error}); kept the {len(parsed.entries)} "
-            "entries read before it"
+            f"XML is cut off or malformed{detail} ({error}); kept "
+            f"{_the_entries(len(parsed.entries))} read before it"
         )
     elif not _closed(data):
         problems.append(
-            f"XML is cut off (the closing root tag is missing); kept the {len(parsed.entries)} "
-            "complete entries"
+            "XML is cut off (the closing root tag is missing); kept "
+            f"{_the_entries(len(parsed.entries), 'complete ')}"
         )
     if not parsed.entries and not parsed.version:
         raise ListingError("XML, but not an RSS or Atom feed")

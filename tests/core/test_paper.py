@@ -1,0 +1,39 @@
+import pytest
+
+from bot.core.paper import read_arxiv_id
+
+
+@pytest.mark.parametrize(
+    ("typed", "arxiv_id"),
+    [
+        ("2506.01234", "2506.01234"),
+        ("2506.01234v3", "2506.01234"),
+        ("0704.0001", "0704.0001"),  # the first new-style id, four digits after the dot
+        ("arXiv:2506.01234v2", "2506.01234"),
+        ("ARXIV:2506.01234", "2506.01234"),
+        ("https://arxiv.org/abs/2605.28691", "2605.28691"),
+        ("http://arxiv.org/abs/2605.28691v1", "2605.28691"),
+        ("https://arxiv.org/pdf/2605.28691", "2605.28691"),
+        ("https://arxiv.org/pdf/2605.28691v2.pdf", "2605.28691"),
+        ("https://arxiv.org/html/2605.28691v1/#S3", "2605.28691"),
+        ("https://export.arxiv.org/abs/2605.28691", "2605.28691"),
+        ("https://www.arxiv.org/abs/2605.28691?context=cs", "2605.28691"),
+        ("arxiv.org/abs/2605.28691/", "2605.28691"),
+        ("<https://arxiv.org/abs/2605.28691>", "2605.28691"),
+        ("(2605.28691),", "2605.28691"),
+        ("https://doi.org/10.48550/arXiv.2605.28691", "2605.28691"),
+        ("hep-th/9901001", "hep-th/9901001"),
+        ("hep-th/9901001v2", "hep-th/9901001"),
+        ("https://arxiv.org/abs/hep-th/9901001v1", "hep-th/9901001"),
+        ("math.GT/0309136", "math.GT/0309136"),
+        ("MATH.gt/0309136", "math.GT/0309136"),  # as arXiv writes it, which is how it is stored
+        ("banana", None),
+        ("2506.123", None),
+        ("https://example.org/abs/2605.28691", None),
+        ("https://arxiv.org/list/cs.LG/recent", None),
+        ("2605.28691 2605.28692", None),
+        ("", None),
+    ],
+)
+def test_read_arxiv_id(typed: str, arxiv_id: str | None) -> None:
+    assert read_arxiv_id(typed) == arxiv_id
