@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import re
 
+from bot.core.clauses import cut
+
 HEADLINE_MAX = 140
 
 _CONTRIBUTION = re.compile(
@@ -91,12 +93,6 @@ _APPOSITIVE = re.compile(  # 'X, a method that ...' / 'X (Y), which ...': the na
     re.S,
 )
 _GLUED = re.compile(r"(?<=[a-z)]{2}[.!?])(?=[A-Z][a-z])")  # 'in scenes.Unlike X, ...'
-_STRONG_BREAK = re.compile(r"(?:;|:| —| -{1,2}) ")
-_CLAUSE_BREAK = re.compile(r", ")
-_PHRASE_BREAK = re.compile(  # where a shorter sentence still stands: before 'to', 'which', ...
-    r" (?=(?:that|which|where|while|whereas|and|to|by|using|via|with|for|in order to) )"
-)
-CUT_MIN = 80  # a cut shorter than this says too little
 _RESULT = re.compile(  # a number is tried from its first digit only: linear on '1,1,1,...'
     r"(?<![\d.,])\d[\d.,]*+\s*(?:%|×|x\b|times|fold|points?|pp\b|dB|ms\b|s\b)|"
     r"\b(?:outperform|improv|achiev|reduc|speed|accelerat|surpass|faster|state-of-the-art)",
@@ -169,22 +165,6 @@ def _contribution_index(parts: list[str], title: str | None) -> int:
     return max(range(len(parts)), key=lambda i: (scores[i], -i))
 
 
-def _cut(text: str, limit: int) -> str:
-    """The longest start of text that ends at a clause boundary (outside brackets) within limit,
-    closed with a full stop; the text itself when it fits."""
-    if len(text) <= limit:
-        return text
-    for boundary in (_STRONG_BREAK, _CLAUSE_BREAK, _PHRASE_BREAK):
-        ends = [
-            m.start()
-            for m in boundary.finditer(text, CUT_MIN, limit)
-            if text.count("(", 0, m.start()) <= text.count(")", 0, m.start())  # "1)" opens none
-        ]
-        if ends:
-            return text[: ends[-1]].rstrip(" ,;:") + "."
-    return shorten(text, limit)
-
-
 def _result(parts: list[str]) -> str | None:
     """The first sentence with a result in numbers, as a clean sentence."""
     for sentence in parts:
@@ -202,21 +182,22 @@ def _result(parts: list[str]) -> str | None:
 def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
     """One or two sentences of the abstract worth reading first: the sentence that states the
     contribution (the next one too when it is thin), plus the first later sentence with a result
-    in numbers when they fit within `limit` characters, cut only at a clause boundary."""
+    in numbers when they fit within `limit` characters. A contribution too long for `limit` is
+    cut where a statement ends, with '…', or kept whole up to TLDR_MAX (bot/core/clauses.py)."""
     parts = sentences(abstract)
     if not parts:
         return ""
     index = _contribution_index(parts, title)
     pieces = _GLUED.split(parts[index])  # two sentences the listing ran together
     chosen = pieces[_contribution_index(pieces, title)]
-    summary = _cut(_contribution(chosen), limit)
+    summary = cut(_contribution(chosen), limit, TLDR_MAX)
     following = parts[index + 1 :]
     result = _result(following)
-    if len(summary) < THIN and _MAKES.search(chosen) and following:
+    if len(summary) < THIN and not summary.endswith("…") and _MAKES.search(chosen) and following:
         described = f"{summary} {_without_connective(following[0])}"
         if not _RESULT.search(following[0]) and len(described) <= limit:
             summary = described  # 'PREGU (Partial ...).' says little: add what it is
             result = _result(following[1:])
-    if result and len(summary) + 1 + len(result) <= limit:
+    if result and not summary.endswith("…") and len(summary) + 1 + len(result) <= limit:
         return f"{summary} {result}"
     return summary
