@@ -252,6 +252,11 @@ def test_tldr_of_real_abstracts_states_the_contribution_cleanly(
             "Here we propose STFlow, a flow matching model. It scales.",
             "STFlow, a flow matching model. It scales.",
         ),
+        (
+            "To address these issues, this paper proposes a training-free framework called "
+            "RTSoG. It is 8.7% better.",
+            "This paper proposes a training-free framework called RTSoG. It is 8.7% better.",
+        ),
     ],
 )
 def test_tldr_rewrites_the_ritual_but_never_leaves_a_fragment(abstract: str, expected: str) -> None:
@@ -264,7 +269,8 @@ def test_tldr_cuts_a_long_contribution_at_a_clause() -> None:
 
 
 ISSUE_28 = [  # (what went wrong, abstract, limit, expected TL;DR): the broken TL;DRs of issue 28
-    # from the sentences they were cut from
+    # from the sentences they were cut from (the first three) or picked (the last two: these
+    # abstracts around the real sentence are written for the test)
     (
         'a list cut after "executes" with a full stop added',
         "We present AEMA (Adaptive Evaluation Multi-Agent), a process-aware and auditable "
@@ -295,11 +301,32 @@ ISSUE_28 = [  # (what went wrong, abstract, limit, expected TL;DR): the broken T
         "that enables pretrained talking-head generators to adapt their conditioning "
         "representations during inference…",
     ),
+    (
+        "the background sentence",
+        "Existing 3DGS methods effectively render high-quality novel views in clear-day scenes. "
+        "In rain, snow and fog they reconstruct the weather as part of the scene. Our method "
+        "separates weather particles from the static scene while the Gaussians are optimised.",
+        300,
+        "Our method separates weather particles from the static scene while the Gaussians are "
+        "optimised.",
+    ),
+    (
+        '"this empty quadrant" without what the quadrant is',
+        "Feed-forward methods need posed views and optimisation takes minutes, so no method "
+        "reconstructs unposed views in one pass. We present QuadRecon, the first feed-forward "
+        "system that addresses this empty quadrant.",
+        300,
+        "Feed-forward methods need posed views and optimisation takes minutes, so no method "
+        "reconstructs unposed views in one pass. QuadRecon, the first feed-forward system that "
+        "addresses this empty quadrant.",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     ("kind", "abstract", "limit", "expected"), ISSUE_28, ids=[case[0] for case in ISSUE_28]
 )
-def test_tldr_is_a_sentence(kind: str, abstract: str, limit: int, expected: str) -> None:
+def test_tldr_is_a_sentence_that_states_the_contribution(
+    kind: str, abstract: str, limit: int, expected: str
+) -> None:
     assert tldr(abstract, None, limit) == expected
