@@ -2,7 +2,8 @@
 composed as the postman sends it, compact (the default: a page of 30 papers at a glance, the
 rest behind a "more" button) and full (every card), counted in messages and characters; which
 filters the first page shows (at pages of 30 and of 10), and whether its pages, pressed through,
-add up to the digest. Then instant alerts: the seven filters a tester followed in instant mode,
+add up to the digest, also when a chat's ranking model (trained on four liked papers of the days
+before) orders them. Then instant alerts: the seven filters a tester followed in instant mode,
 a day's matches arriving at once, compact (the default) and as whole cards.
 
     python bench/digest.py --json [--day ../shared/data/arxiv-days-2025/2025-05-27.jsonl]
@@ -16,7 +17,9 @@ stored or sent: the papers are matched, composed and rendered as the postman wou
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import random
 import sys
 import time
 from datetime import UTC, date, datetime
@@ -37,6 +40,7 @@ from bot.core.highlight import highlights  # noqa: E402
 from bot.core.matcher import matches  # noqa: E402
 from bot.core.paper import AnnounceType, Paper  # noqa: E402
 from bot.core.query import FilterRules  # noqa: E402
+from bot.core.relevance import ChatModel, TextModel  # noqa: E402
 from bot.core.render import Item, MatchedFilter, first_filter, size  # noqa: E402
 
 DEFAULT_DAY = ROOT.parent / "shared" / "data" / "arxiv-days-2025" / "2025-05-27.jsonl"
@@ -133,6 +137,7 @@ def main() -> None:
             "papers_of_later_pages": [len(p) for p in pages[1:]],
             "pages_add_up": sorted(i for p in pages for i in p) == list(range(len(composed))),
         }
+    figures["ranked"] = ranked(args.day, composed)
     figures["instant"] = instant(args.day)
     print(json.dumps(figures))
 
@@ -151,6 +156,31 @@ def page_through(composed: Composed, layout: Layout) -> list[list[int]]:
         pages.append([index[r.id] for m in page for r in m.rows])
         more = [b.data for row in page[-1].buttons for b in row if b.data.startswith("more:")]
     return pages
+
+
+def ranked(day: Path, composed: Composed) -> dict[str, object]:
+    """The same digest for a chat whose ranking model liked four papers of the days before
+    (the first matches of `"kv cache"` and `ti:agent*` there): its scores order the pages, and
+    the pages still list every paper once, at pages of 30 and of 10."""
+    past = [p for d in sorted(day.parent.glob("*.jsonl")) if d < day for p in read_day(d)]
+    if not past:
+        return {"skipped": "no day before this one to learn from"}
+    liked = [i.paper for s in ('"kv cache"', "ti:agent*") for i in matched_items(past, [s])[:2]]
+    text = TextModel.fit(past[-4000:])
+    background = random.Random(1).sample([p for p in past if p not in liked], 300)
+    model = ChatModel.train(text, liked, [], background)
+    assert model is not None
+    scores = model.scores(text.vectors([item.paper for item, _ in composed]))
+    scored = [
+        (dataclasses.replace(item, score=float(score)), rows)
+        for (item, rows), score in zip(composed, scores, strict=True)
+    ]
+    figures: dict[str, object] = {"liked": [p.arxiv_id for p in liked]}
+    for page in (30, 10):
+        pages = page_through(scored, Layout(page=page))
+        listed = sorted(i for p in pages for i in p)
+        figures[f"page_{page}_pages_add_up"] = listed == list(range(len(scored)))
+    return figures
 
 
 def instant(day: Path) -> dict[str, object]:
