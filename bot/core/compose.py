@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol, overload
+from typing import overload
 
 from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
@@ -280,8 +280,8 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
         firsts, rows = [first_filter(item) for item, _ in items], [r for _, r in items]
         matched = [item.filters for item, _ in items]
 
-        def ranked(index: int, *, by_score: bool = True) -> Rank:
-            return rank(items[index][0], by_score=by_score)
+        def ranked(index: int) -> Rank:
+            return rank(items[index][0])
 
     groups = digest_groups(firsts)
     plan = plan_digest(groups, layout.page, ranked)
@@ -296,8 +296,7 @@ def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing
     return outgoing
 
 
-class Ranked(Protocol):
-    def __call__(self, index: int, *, by_score: bool = True) -> Rank: ...
+Ranked = Callable[[int], Rank]  # an item's `rank`, by its index
 
 
 FEW = 3  # papers of every filter the first page shows before it fills with the best of the rest
