@@ -82,8 +82,10 @@ class ScanProgress:
     PROGRESS_SECONDS, then at most a line every PROGRESS_SECONDS: a scan that is over sooner
     (a few files, or files read before: only their hash is taken) says nothing."""
 
-    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.monotonic = monotonic
+    def __init__(
+        self, monotonic: Callable[[], float] = time.monotonic, *, stoppable: bool = True
+    ) -> None:
+        self.monotonic, self.stoppable = monotonic, stoppable
         self.started = monotonic()
         self.shown_at: float | None = None
         self.total = 0
@@ -92,7 +94,8 @@ class ScanProgress:
         self.total, now = total, self.monotonic()
         if now - (self.started if self.shown_at is None else self.shown_at) < PROGRESS_SECONDS:
             return
-        how = " (Ctrl-C stops, keeping what was read)" if self.shown_at is None else ""
+        first = self.shown_at is None and self.stoppable  # a scan at the prompt: Ctrl-C clears it
+        how = " (Ctrl-C stops, keeping what was read)" if first else ""
         self.shown_at = now
         write(f"Reading the inbox: {number} of {total} files{how}\n")
 
@@ -176,7 +179,7 @@ class Console:
     async def scan(self, *, stoppable: bool) -> IngestReport | None:
         """The inbox read in a thread, a large one's progress shown. `stoppable`: Ctrl-C stops
         it between files (None then: what was read is kept, and matched by the next scan)."""
-        stop, progress = threading.Event(), ScanProgress()
+        stop, progress = threading.Event(), ScanProgress(stoppable=stoppable)
         with stopped_by_ctrl_c(stop) if stoppable else contextlib.nullcontext():
             report, _ = await asyncio.to_thread(self.runtime.scan, progress=progress, stop=stop)
         read, self.stopped = len(report.files), stop.is_set()

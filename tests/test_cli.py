@@ -197,6 +197,8 @@ def test_preview_json_shape_and_no_match(workdir: Path) -> None:
         "tldr",
     }
     assert match["title"] == "When to Follow the Teacher: Advantage-Based On-Policy Distillation"
+    [author] = match["highlights"]  # the followed author, by name
+    assert author["field"] == "author" and "Hassani" in author["text"]
     cl = json.loads(paperbot(workdir, "preview", "cat:cs.CL", "seeds", "--json").stdout)
     assert [m["title"] for m in cl["matches"]] == ["Low-Bit N-Gram Embeddings for Language Models"]
     derived = json.loads(paperbot(workdir, "preview", "lapanda", "seeds", "--json").stdout)

@@ -115,8 +115,8 @@ def test_likes_rank_the_next_digest_and_similar_follows_a_topic(tmp_path: Path) 
     )
     assert f'like "{seed[:20]}' in taught.stdout.split(f"> /preview like:{kv[1]}")[1]
     assert "(not saved; /subscribe saves it)" in taught.stdout
-    listed = taught.stdout.split("> /list")[1].split("> /export")[0]
-    assert f'2. like:{kv[0]}: like "' in listed  # the seed named, not only its id
+    filters = taught.stdout.split("> /list")[1].split("> /export")[0]
+    assert f'2. like:{kv[0]}: like "' in filters  # the seed named, not only its id
     exported = taught.stdout.split("> /export")[1]
     assert f'like:{kv[0]}  # like "' in exported  # /import reads the id, skips the comment
 
@@ -195,6 +195,12 @@ def test_a_long_scan_tells_how_far_it_is_a_line_a_second(
     for number in range(1, len(seconds) + 1):
         progress(number, len(seconds))
     assert capsys.readouterr().out == shown
+
+
+def test_a_scan_ctrl_c_cannot_stop_does_not_offer_it(capsys: pytest.CaptureFixture[str]) -> None:
+    clock = iter([0.0, 1.5])  # a scan while the prompt is up: Ctrl-C clears the line there
+    ScanProgress(monotonic=lambda: next(clock), stoppable=False)(1, 2)
+    assert capsys.readouterr().out == "Reading the inbox: 1 of 2 files\n"
 
 
 LARGE_INBOX = 400  # listing files of 20 papers: reading them all takes seconds
@@ -303,18 +309,25 @@ def appeared_in_order(seen: bytes, markers: tuple[bytes, ...]) -> bool:
     return True
 
 
-def test_interactive_console_edits_recalls_survives_ctrl_c_and_quits_on_ctrl_d(
-    tmp_path: Path,
-) -> None:
-    shutil.copytree(SEEDS, tmp_path / "seeds")
+def console_at_a_terminal(tmp_path: Path, **settings: str) -> tuple[subprocess.Popen[bytes], int]:
+    """`paperbot console` in tmp_path at a pseudo-terminal, with these settings (and no other
+    PAPERBOT_ ones): the process and the terminal's controlling end."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    environment.update(PYTHONPATH=str(ROOT), PAPERBOT_INBOX_SETTLE_SECONDS="0", TERM="xterm")
+    environment.update(PYTHONPATH=str(ROOT), TERM="xterm", **settings)
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
         stdin=terminal, stdout=terminal, stderr=terminal,
     )  # fmt: skip
     os.close(terminal)
+    return process, controller
+
+
+def test_interactive_console_edits_recalls_survives_ctrl_c_and_quits_on_ctrl_d(
+    tmp_path: Path,
+) -> None:
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    process, controller = console_at_a_terminal(tmp_path, PAPERBOT_INBOX_SETTLE_SECONDS="0")
     teacher = b"When to Follow the Teacher"
     try:
         shown = read_until(controller, b"paperbot console, chat 1", PROMPT_UP)
@@ -344,15 +357,9 @@ def test_interactive_console_edits_recalls_survives_ctrl_c_and_quits_on_ctrl_d(
 
 def test_an_alert_arrives_while_the_prompt_waits(tmp_path: Path) -> None:
     (tmp_path / "inbox").mkdir()
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    environment.update(PYTHONPATH=str(ROOT), TERM="xterm", **SETTLED)
-    environment.update(PAPERBOT_INBOX_DIR="inbox", PAPERBOT_INBOX_SCAN_SECONDS="1")
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
-        stdin=terminal, stdout=terminal, stderr=terminal,
-    )  # fmt: skip
-    os.close(terminal)
+    process, controller = console_at_a_terminal(
+        tmp_path, **SETTLED, PAPERBOT_INBOX_DIR="inbox", PAPERBOT_INBOX_SCAN_SECONDS="1"
+    )
     try:
         read_until(controller, b"Ctrl-D quits", PROMPT_UP)
         os.write(controller, b'/subscribe "kv cache"\r')
@@ -403,14 +410,7 @@ def test_ctrl_c_while_a_large_inbox_is_read_gives_the_prompt(tmp_path: Path) -> 
     """At a terminal: Ctrl-C stops the scan and the prompt comes; Ctrl-D then quits without
     reading the rest (the next start does)."""
     fill_inbox(tmp_path / "inbox")
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
-    environment.update(PYTHONPATH=str(ROOT), TERM="xterm", PAPERBOT_INBOX_DIR="inbox", **SETTLED)
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "console"], cwd=tmp_path, env=environment,
-        stdin=terminal, stdout=terminal, stderr=terminal,
-    )  # fmt: skip
-    os.close(terminal)
+    process, controller = console_at_a_terminal(tmp_path, PAPERBOT_INBOX_DIR="inbox", **SETTLED)
     try:
         read_until(controller, b"Ctrl-D quits", b"Reading the inbox: ")
         process.send_signal(signal.SIGINT)  # what Ctrl-C sends before the prompt is up

@@ -416,7 +416,8 @@ def _place(numbers: tuple[int, int] | None) -> str:
 def _group_name(matched: MatchedFilter | None) -> str:
     if matched is None:
         return "other"
-    return f"{close_quotes(shorten(matched.canonical, 40))} (filter {matched.number})"
+    name = close_quotes(shorten(matched.canonical, 40))
+    return f"{name} (filter {matched.number})" if matched.number else name  # 0: since removed
 
 
 def _page(

@@ -159,7 +159,7 @@ def _details(item: Item, authors: int) -> list[str]:
     """The line under a title, as escaped HTML: authors (the matched ones marked), categories,
     "cross-list", the announcement's date."""
     paper = item.paper
-    marked = [m.start for m in item.marks if m.field == "author"]
+    marked = [i for m in item.marks if m.field == "author" for i in range(m.start, m.end)]
     categories = " ".join(shorten(c, CATEGORY_SHOWN) for c in paper.categories[:3])
     cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
     return [short_authors(paper, authors, marked), escape(categories), cross, _date(paper)]
@@ -344,11 +344,10 @@ def first_of(filters: Sequence[MatchedFilter]) -> MatchedFilter | None:
 
 
 def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
-    """The digest's order, as indices into `items`: papers grouped by filter (`digest_groups`),
-    best first within a group: by the chat's ranking when it has one (and `by_score`), else
-    title hits first, then papers more of the chat's filters matched (`rank`). Ranked within
-    the groups, not across them, so the groups keep their meaning and a broad filter can't push
-    a narrow one's papers off the page. Any subset of the items keeps its relative order."""
+    """Papers grouped by filter (`digest_groups`), best first within a group (`rank`), as
+    indices into `items`: the order of the pages behind a digest's button sent before the
+    order was stored with its rows (compose.plan_digest decides a digest's order now). Any
+    subset of the items keeps its relative order."""
     return [
         i
         for _, members in digest_groups([first_filter(item) for item in items])
@@ -379,7 +378,7 @@ def render_digest(
     first: int = 1,
     counts: bool = True,
 ) -> list[Message]:
-    """Digest messages: the header, then the papers in the order given (`digest_order`) under a
+    """Digest messages: the header, then the papers in the order given (`plan_digest`'s) under a
     heading per filter, split into messages between papers. Compact: each paper at a glance,
     numbered from `first`, the papers numbered up to `abstracts` with their abstract; else every
     paper's whole card. `counts`: headings say how many papers their group has (a later page

@@ -322,9 +322,8 @@ class Postman:
             marked = [r.id for r in (*following.rows, *following.behind)] if following else []
             shown = [r.id for r in message.rows]
             behind = [r.id for r in message.behind]
-            await self._mark(shown, "sent", message_id=sent.message_id, then_sending=marked)
             await self._mark(
-                behind, "sent", message_id=sent.message_id, reason=BEHIND_MORE, in_order=True
+                shown, "sent", message_id=sent.message_id, behind=behind, then_sending=marked
             )
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
@@ -336,11 +335,13 @@ class Postman:
         *,
         message_id: int | None = None,
         reason: str | None = None,
-        in_order: bool = False,
+        behind: Sequence[int] = (),
         then_sending: Sequence[int] = (),
     ) -> None:
-        """Rows to a new state; `then_sending`: the next message's rows, in the same commit
-        (waiting for a database out of reach: a message that went out is recorded so)."""
+        """Rows to a new state; `behind`: rows sent behind the message's "more" button, in
+        the order its pages list them; `then_sending`: the next message's rows. All in one
+        commit (waiting for a database out of reach: a message that went out is recorded so),
+        so a crash never leaves a sent digest's button without the rows behind it."""
         now = self.clock()
 
         def mark(connection: Connection) -> None:
@@ -351,7 +352,15 @@ class Postman:
                 now=now,
                 message_id=message_id,
                 reason=reason,
-                in_order=in_order,
+            )
+            deliveries.mark_deliveries(
+                connection,
+                delivery_ids=behind,
+                status=status,
+                now=now,
+                message_id=message_id,
+                reason=BEHIND_MORE,
+                in_order=True,
             )
             if then_sending:
                 deliveries.mark_deliveries(

@@ -47,9 +47,7 @@ class Preview:
                             "field": h.field,
                             "start": h.start,
                             "end": h.end,
-                            "text": (paper.title if h.field == "title" else paper.abstract)[
-                                h.start : h.end
-                            ],
+                            "text": _marked_text(paper, h),
                         }
                         for h in marks
                     ],
@@ -178,3 +176,10 @@ def recent_matches(
     shown = [found[paper_id] for paper_id in order]
     derived = frozenset(p.title for p in shown[:SHOWN_TITLES] if p.title_derived)
     return RecentMatches(len(shown), [p.title for p in shown[:SHOWN_TITLES]], derived=derived)
+
+
+def _marked_text(paper: Paper, mark: Highlight) -> str:
+    """What a highlight marks: a span of title or abstract, or (an au: filter's) whole names."""
+    if mark.field == "author":
+        return ", ".join(paper.authors[mark.start : mark.end])
+    return (paper.title if mark.field == "title" else paper.abstract)[mark.start : mark.end]

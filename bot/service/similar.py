@@ -161,11 +161,10 @@ class Similar:
             model = chats.filter_models(session, filter_ids=[stored.id]).get(stored.id)
             scorer = SimilarTo.from_bytes(model) if model is not None else None
             if scorer is None or scorer.fingerprint != text.fingerprint:  # refitted since
-                found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)
                 window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
-                if not found:
-                    return []
-                scorer = self._scorer(text, [paper for _, paper in found.values()], window)
+                scorer = self._rebuilt(session, stored, text, window)
+        if scorer is None:
+            return []
         recent = [(i, p) for i, p in recent if (p.arxiv_id or "") not in ids]
         return [recent[n][0] for n in _passing(text, scorer, [p for _, p in recent])]
 
@@ -212,6 +211,16 @@ class Similar:
                     found[batch[row][0]].append(filter_id)
         return found
 
+    def _rebuilt(
+        self, session: Session, stored: Filter, text: Featurizer, window: Sequence[Paper]
+    ) -> SimilarTo | None:
+        """A stored filter's scorer built again from its seeds on the current vocabulary
+        (None: its seeds are gone)."""
+        ids = seed_ids(stored.source)
+        found = papers.papers_by_arxiv_id(session, arxiv_ids=ids) if isinstance(ids, list) else {}
+        seeds = [paper for _, paper in found.values()]
+        return self._scorer(text, seeds, window) if seeds else None
+
     def _refresh(self, session: Session, text: Featurizer) -> None:
         """Scorers built on an older TF-IDF model, rebuilt from their seeds and stored."""
         stale = [f for f, scorer in self.scorers.items() if scorer.fingerprint != text.fingerprint]
@@ -219,19 +228,13 @@ class Similar:
             return
         window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
         for stored in chats.get_filters(session, filter_ids=stale).values():
-            ids = seed_ids(stored.source)
-            found = (
-                papers.papers_by_arxiv_id(session, arxiv_ids=ids) if isinstance(ids, list) else {}
-            )
-            seeds = [paper for _, paper in found.values()]
-            if not seeds:
+            scorer = self._rebuilt(session, stored, text, window)
+            if scorer is None:
                 log.error("filter %d: its seed papers are gone; it matches nothing", stored.id)
                 del self.scorers[stored.id]
                 continue
-            self.scorers[stored.id] = self._scorer(text, seeds, window)
-            chats.set_filter_model(
-                session, filter_id=stored.id, model=self.scorers[stored.id].to_bytes()
-            )
+            self.scorers[stored.id] = scorer
+            chats.set_filter_model(session, filter_id=stored.id, model=scorer.to_bytes())
         log.info("ranking: %d 'more like this' filters rebuilt on the new vocabulary", len(stale))
 
 

@@ -218,6 +218,11 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
         assert sorted(shown + behind) == sorted(papers)
 
 
+def papers_of(outgoing: list[Outgoing]) -> list[int]:
+    """The papers the messages carry, in order, each once (a paper may settle two rows)."""
+    return list(dict.fromkeys(r.paper_id for m in outgoing for r in m.rows))
+
+
 def page_through(
     outgoing: list[Outgoing],
     papers: dict[int, Paper],
@@ -227,7 +232,7 @@ def page_through(
 ) -> list[list[int]]:
     """The papers of each page a reader opens, pressing "more" until there is none; before each
     press the chat's scores change (`rescore(press)`), as ratings between pages would."""
-    pages = [[r.paper_id for m in outgoing for r in m.rows]]
+    pages = [papers_of(outgoing)]
     behind = outgoing[-1].behind
     press = outgoing[-1].buttons[-1][0].data if behind else ""
     while press.startswith("more:"):
@@ -235,26 +240,39 @@ def page_through(
         marks = FilterMarks(FilterRules().parse)
         items = Waiting(behind, papers, filters, marks, rescore(len(pages)))
         page = compose_page(items, "Your digest", layout, row_id=row_id, number=number)
-        pages.append([r.paper_id for m in page for r in m.rows])
+        pages.append(papers_of(page))
         assert number == 1 + sum(len(p) for p in pages[:-1])
         press = page[-1].buttons[-1][0].data if page[-1].buttons else ""
     return pages
 
 
-@st.composite
-def chats(draw: st.DrawFn) -> tuple[dict[int, Paper], list[Filter], list[Delivery], int, dict]:
-    """A chat of 1-8 filters, each matching 1-60 papers (some matched by several), page sizes
-    5-100, scores with many ties, or none."""
-    sizes = draw(st.lists(st.integers(1, 60), min_size=1, max_size=8))
+def chat_of(
+    sizes: list[int], also: Callable[[list[Filter]], set[Filter]] = lambda _: set()
+) -> tuple[dict[int, Paper], list[Filter], list[Delivery]]:
+    """A chat whose filter n matches sizes[n] papers first (each paper also matched by the
+    filters `also` picks); every third paper has a pending new version too (a second row)."""
     filters = [Filter(100 + n, CHAT, f"f{n}", f"f{n}", NOW) for n in range(len(sizes))]
-    papers, rows = {}, []
+    papers: dict[int, Paper] = {}
+    rows = []
     for n, size in enumerate(sizes):
         for _ in range(size):
             paper_id = len(papers) + 1
             papers[paper_id] = Paper(title=f"paper {paper_id}", abstract="words", source="t")
-            extra = draw(st.sets(st.sampled_from(filters), max_size=2))
-            ids = sorted({filters[n].id, *(f.id for f in extra)})
+            ids = sorted({filters[n].id, *(f.id for f in also(filters[n:]))})
             rows.append(row(paper_id, paper_id, *ids))
+            if paper_id % 3 == 0:
+                rows.append(row(10_000 + paper_id, paper_id, *ids, revision=2))
+    return papers, filters, rows
+
+
+@st.composite
+def chats(draw: st.DrawFn) -> tuple[dict[int, Paper], list[Filter], list[Delivery], int, dict]:
+    """A chat of 1-8 filters, each first to match 1-60 papers (some matched by later ones
+    too), page sizes 5-100, scores with many ties, or none."""
+    sizes = draw(st.lists(st.integers(1, 60), min_size=1, max_size=8))
+    papers, filters, rows = chat_of(
+        sizes, lambda later: draw(st.sets(st.sampled_from(later), max_size=2))
+    )
     page = draw(st.integers(5, 100))
     scores = draw(st.none() | st.just({p: (float(p % 3), ("w",)) for p in papers}))
     return papers, filters, rows, page, scores or {}
@@ -276,6 +294,9 @@ def test_pages_add_up_to_the_header_in_an_order_fixed_at_composing(chat, seed: i
     pages = page_through(outgoing, papers, filters, layout, rated)
     listed = [p for shown in pages for p in shown]
     assert count == len(papers) == len(listed) == len(set(listed))  # each once, none lost
+    first = {min(r.filter_ids) for r in rows if r.paper_id in pages[0]}
+    if len(filters) <= page:  # every filter on the first page
+        assert first == {f.id for f in filters}
     assert all(len(shown) == page for shown in pages[:-1])
     behind = [r.paper_id for r in outgoing[-1].behind]
     assert listed[len(pages[0]) :] == list(dict.fromkeys(behind))  # in the order stored
@@ -284,20 +305,13 @@ def test_pages_add_up_to_the_header_in_an_order_fixed_at_composing(chat, seed: i
 def test_the_first_page_shows_every_filter_before_a_broad_one_fills_it() -> None:
     """A broad filter first in /list (35 papers), narrow ones after it (4, 2, 1): each narrow
     one has papers on the first page, and the header says where each filter's papers are."""
-    sizes = [35, 4, 2, 1]
-    filters = [Filter(100 + n, CHAT, f"f{n}", f"f{n}", NOW) for n in range(len(sizes))]
-    papers, rows = {}, []
-    for n, size in enumerate(sizes):
-        for _ in range(size):
-            paper_id = len(papers) + 1
-            papers[paper_id] = Paper(title=f"paper {paper_id}", abstract="words", source="t")
-            rows.append(row(paper_id, paper_id, filters[n].id))
+    papers, filters, rows = chat_of([35, 4, 2, 1])
     group = {r.paper_id: r.filter_ids[0] - 100 for r in rows}
 
-    def first_page(page: int) -> list[int]:
+    def first_page(page: int) -> tuple[list[int], str]:
         waiting = Waiting(rows, papers, filters, FilterMarks(FilterRules().parse))
         outgoing = compose_digest(waiting, "Your digest", Layout(page=page))
-        return [group[r.paper_id] for m in outgoing for r in m.rows], outgoing[0].text
+        return [group[p] for p in papers_of(outgoing)], outgoing[0].text
 
     shown, text = first_page(30)
     assert [shown.count(g) for g in range(4)] == [23, 4, 2, 1]
@@ -333,3 +347,10 @@ def test_the_best_five_say_why_even_below_even_odds() -> None:
     waiting = Waiting(rows, papers, [LOOPED], FilterMarks(FilterRules().parse), scores)
     why = {item.paper.title: bool(item.why) for item, _ in waiting}
     assert [title for title, said in why.items() if said] == [f"paper {n}" for n in (1, 3, 4, 5, 6)]
+
+
+def test_a_removed_filter_is_named_without_a_number_in_the_header() -> None:
+    rows = [row(1, 1, 10), row(2, 2, 99)]  # filter 99 was removed since
+    outgoing = compose_digest(compose(rows, [LOOPED]), "Your digest", Layout())
+    header = outgoing[0].text.split("\n")[1]
+    assert header == "looped (filter 1): 1 (#1) · a filter since removed: 1 (#2)"

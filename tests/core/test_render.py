@@ -172,6 +172,7 @@ EIGHT = ("Ziang Cao", "Yinghao Liu", "C D", "E F", "G H", "I J", "K L", "Ziwei L
             "Ziang Cao, Yinghao Liu, C D, …, <u>G H</u>, …, <u>Ziwei Liu</u> and 3 more",
         ),
         (EIGHT[:3], 2, [2], "Ziang Cao, Yinghao Liu, <u>C D</u>"),
+        (EIGHT, 1, [3, 4], "Ziang Cao, …, <u>E F</u>, <u>G H</u> and 5 more"),
         (("A & B", "C"), 3, [], "A &amp; B, C"),  # escaped HTML
     ],
 )
@@ -188,6 +189,8 @@ def test_an_author_filter_marks_its_author_in_the_card_and_the_entry() -> None:
     assert "…, <u>Ziwei Liu</u> and 5 more" in render_entry(item, abstract=False)
     assert "…, <u>Ziwei Liu</u> and 4 more" in render_paper(item)
     assert "…, **Ziwei Liu** and 4 more" in to_plain(render_paper(item))
+    merged = Item(paper(authors=EIGHT), [Highlight("author", 3, 5)], [])  # two authors, merged
+    assert "C D, <u>E F</u>, <u>G H</u> and 3 more" in render_paper(merged)
 
 
 LINES = st.lists(

@@ -48,7 +48,7 @@ def test_a_keyword_filters_recent_matches_are_queued_once(database: Database, cl
     assert isinstance(saved, Subscribed) and saved.recent.count >= 2
     assert delivered(database) == []  # by itself, a new filter gets no old papers
     matching = sorted(RecentPapers(database).index().matching(FilterRules().parse(source)))
-    with database.session() as session:  # the chat has one of them already (another filter)
+    with database.session() as session:  # the chat has one of them already
         rows = NewDeliveries.of([(CHAT, matching[0], 0, [saved.filter_id])])
         deliveries.add_deliveries(session, rows=[rows], now=clock())
     count = saved.recent.count

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 import pytest
+from sqlalchemy import text
 
 from bot.core.chat import Chat
 from bot.core.query import FilterRules
@@ -379,6 +380,30 @@ async def test_a_long_digest_pages_and_every_paper_is_one_button_away(
         assert "<blockquote" not in "".join(m.text for m in page)  # abstracts: the first five
     assert (shown, pages) == (waiting, -(-(waiting - 12) // 12))
     assert post.ledger(KV_CHAT) == ledger  # pages are not in the ledger
+
+
+async def test_a_digest_sent_before_pages_kept_their_order_still_pages(
+    post: Post, clock: Clock
+) -> None:
+    """Rows behind a button with no stored place (a digest sent before migration 0013) page in
+    the order digests had then: every paper still comes once."""
+    follow(post, clock, KV_CHAT, "we", digest_page=12)
+    seeds_arrive(post, clock)
+    waiting = len(post.ledger(KV_CHAT))
+    await post.postman.digest_now(post.chat(KV_CHAT))
+    with post.database.session() as session:
+        session.execute(text("UPDATE delivery SET page_position = NULL"))
+    shown = sum(len(numbers(m.text)) for m in post.transport.sent)
+    more = buttons(post.transport.sent[-1])[-1]
+    while more:
+        post.transport.sent = []
+        row_id, number = (int(part) for part in more.split(":")[1:])
+        assert await post.postman.send_page(post.chat(KV_CHAT), row_id, number)
+        listed = [n for m in post.transport.sent for n in numbers(m.text)]
+        assert listed[0] == shown + 1
+        shown += len(listed)
+        more = next((d for d in buttons(post.transport.sent[-1]) if d.startswith("more:")), "")
+    assert shown == waiting
 
 
 async def test_a_card_button_sends_the_whole_card_to_its_chat_only(

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session
 
+from bot.core.chat import BEHIND_MORE
 from bot.core.paper import Paper
 from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.deliveries import NewDeliveries
@@ -117,6 +118,36 @@ def test_rows_move_through_their_states(any_database: Database) -> None:
             (b, 0, "sent", 5001, None),
             (c, 0, "failed", None, "refused"),
         ]
+
+
+def test_rows_behind_a_button_keep_the_order_their_pages_list_them(
+    any_database: Database,
+) -> None:
+    """Sent in order behind a digest's button: read back in that order, not the ids'; rows of
+    a digest sent before the order was stored (no position): in id order, said so."""
+    with any_database.session() as session:
+        a, b, c = setup_chats(session)
+        for chat_id in (1, 2):
+            rows = [(chat_id, paper_id, 0, [1]) for paper_id in (a, b, c)]
+            deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
+        first, second = (
+            [r.id for r in deliveries.all_deliveries(session, chat_id=n)] for n in (1, 2)
+        )
+        connection = session.connection()
+        order = [first[2], first[0], first[1]]
+        deliveries.mark_deliveries(
+            connection, delivery_ids=order, status="sent", now=NOW, message_id=7,
+            reason=BEHIND_MORE, in_order=True,
+        )  # fmt: skip
+        deliveries.mark_deliveries(
+            connection, delivery_ids=second, status="sent", now=NOW, message_id=7,
+            reason=BEHIND_MORE,
+        )  # fmt: skip
+        behind, ordered = deliveries.behind_button(session, chat_id=1, message_id=7)
+        assert ([r.id for r in behind], ordered) == (order, True)
+        behind, ordered = deliveries.behind_button(session, chat_id=2, message_id=7)
+        assert ([r.id for r in behind], ordered) == (second, False)
+        assert deliveries.behind_button(session, chat_id=3, message_id=7) == ([], False)
 
 
 def test_rows_in_flight_go_back_unless_a_live_process_holds_the_chat(
