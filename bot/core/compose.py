@@ -8,8 +8,10 @@ The delivery rounds read rows, papers and filters from the store and hand them h
 from __future__ import annotations
 
 import functools
+import heapq
+import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import overload
@@ -319,20 +321,17 @@ def plan_digest(groups: Sequence[Group], page: int, ranked: Ranked) -> DigestPla
     none), then the page fills with the best of what is left by `ranked` (the chat's score, a
     title hit, more filters matched; of equal rank, the groups in turn). A narrow filter is
     never wholly behind the button while a broad one takes more than its share."""
-    members = [sorted(indices, key=ranked) for _, indices in groups]
+    keys = {i: ranked(i) for _, indices in groups for i in indices}  # ranked once each
+    members = [sorted(indices, key=keys.__getitem__) for _, indices in groups]
     few = max(1, min(FEW, page // max(len(groups), 1)))
     taken, left = [], page
     for indices in members:
         taken.append(min(len(indices), few, left))
         left -= taken[-1]
-    # papers of equal rank go to the groups in turn (a group's 4th before another's 5th)
-    leftovers = sorted(
-        (ranked(i), position, g)
-        for g, indices in enumerate(members)
-        for position, i in enumerate(indices)
-        if position >= taken[g]
-    )
-    for _, _, g in leftovers[:left]:
+    # the best of what is left, merged from the groups' sorted rests; papers of equal rank go
+    # to the groups in turn (a group's 4th before another's 5th)
+    rests = [_rest(g, indices, taken[g], keys) for g, indices in enumerate(members)]
+    for _, _, g in itertools.islice(heapq.merge(*rests), left):
         taken[g] += 1
     first = [i for g, indices in enumerate(members) for i in indices[: taken[g]]]
     rest = [i for g, indices in enumerate(members) for i in indices[taken[g] :]]
@@ -342,6 +341,13 @@ def plan_digest(groups: Sequence[Group], page: int, ranked: Ranked) -> DigestPla
             places[g] = (number, number + count - 1)
         number += count
     return DigestPlan(first + rest, len(first), places)
+
+
+def _rest(
+    group: int, indices: list[int], start: int, keys: Mapping[int, Rank]
+) -> Iterator[tuple[Rank, int, int]]:
+    """A group's papers from `start` on, best first, each as (rank, place in group, group)."""
+    return ((keys[indices[place]], place, group) for place in range(start, len(indices)))
 
 
 def compose_page(
@@ -381,7 +387,14 @@ def _filter_counts(
     """Each filter that matched a paper of the digest, in /list order (filters since removed
     last), with its count and place: its group's numbers on the first page, "behind the
     button", or, for a filter whose papers all came under earlier filters, that."""
-    counts = Counter(f for filters in matched for f in set(filters))
+    # papers matched by the same filters share their list (a Waiting's ~590 papers: a few
+    # dozen lists), so each list is counted, then its filters
+    shared = Counter(map(id, matched))
+    lists = {id(filters): filters for filters in matched}
+    counts: Counter[MatchedFilter] = Counter()
+    for key, papers in shared.items():
+        for f in set(lists[key]):
+            counts[f] += papers
     groups_of = {group: g for g, (group, _) in enumerate(groups)}
     counted = []
     for f in sorted(counts, key=lambda f: (not f.number, f.number)):
