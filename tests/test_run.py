@@ -83,7 +83,8 @@ def prepare(database_url: str, chat_count: int) -> None:
     with database.session() as session:
         for chat_id in range(1, chat_count + 1):
             chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
-            chats.update_chat(session, chat_id=chat_id, mode="instant")
+            # whole cards: a message a paper or two, so a burst is long enough to kill inside
+            chats.update_chat(session, chat_id=chat_id, mode="instant", digest_style="full")
             for source in ("model", "learning"):
                 chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
     database.close()
@@ -93,9 +94,10 @@ TITLE = re.compile(r"^<b>(.+)</b>(?: <i>\(headline derived from the abstract\)</
 
 
 def titles(text: str) -> list[str]:
-    """The titles of the papers in an alert, as stored (each paper opens with its bold title)."""
+    """The titles of the papers in an alert, as stored (each paper opens with its bold title,
+    linked in a compact entry)."""
     found = TITLE.findall(text)
-    return [html.unescape(re.sub(r"</?u>|^\d+\. ", "", title)) for title in found]
+    return [html.unescape(re.sub(r"</?u>|^\d+\. |<a [^>]*>|</a>", "", title)) for title in found]
 
 
 @pytest.mark.chaos
