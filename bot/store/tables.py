@@ -56,7 +56,10 @@ class ListingFileTable(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     content_hash: str = Field(max_length=64, unique=True)
     path: str = Field(sa_column=Column(Text, nullable=False))
-    size: int = 0
+    # 64-bit on PostgreSQL: a file over 2 GiB is recorded (refused, unread) with its size
+    size: int = Field(
+        default=0, sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), nullable=False)
+    )
     format: str | None = Field(default=None, max_length=30)
     status: str = Field(max_length=20, index=True)  # ingested | failed
     entries: int = 0
