@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import stat
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -202,6 +204,16 @@ def _record(
     )
 
 
+def _listed(path: Path) -> bool:
+    """Anything in a folder but folders (walked themselves): a named pipe or a device is listed
+    so that it is refused with its reason, not passed over in silence. A link to nothing is no
+    file."""
+    try:
+        return not stat.S_ISDIR(path.stat().st_mode)
+    except OSError:
+        return False
+
+
 def list_listing_files(paths: Iterable[Path]) -> list[Path]:
     """Files named directly, plus the files inside named folders (recursively, sorted), hidden
     and temporary ones left out."""
@@ -211,7 +223,7 @@ def list_listing_files(paths: Iterable[Path]) -> list[Path]:
             found.extend(
                 p
                 for p in sorted(path.rglob("*"))
-                if p.is_file()
+                if _listed(p)
                 and not any(is_ignored(Path(part)) for part in p.relative_to(path).parts)
             )
         else:
@@ -236,14 +248,40 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _read_listing(path: Path) -> bytes | str:
-    """The file's bytes, or what went wrong, for a person. A file's own date (its mtime) is not
-    an announcement date: a listing that carries none leaves its papers undated, rather than
-    "announced today" by whenever the file was copied."""
+NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def refusal(status: os.stat_result, max_bytes: int) -> str | None:
+    """Why a file is not read, judged by its stat alone (a named pipe is never opened: opening
+    one waits for a writer; /dev/zero never ends), for a person; None to read it."""
+    for is_kind, kind in NOT_REGULAR:
+        if is_kind(status.st_mode):
+            return f"{kind}, not a regular file: not read"
+    return too_large(status.st_size, max_bytes) if status.st_size > max_bytes else None
+
+
+def _read_listing(path: Path, max_bytes: int = MAX_BYTES) -> bytes | str:
+    """The file's bytes, or why they are not read, for a person. Judged by its stat before it is
+    opened, and again by what was opened (without waiting: a pipe put in its place meanwhile
+    does not hang the scan), read no further than the limit (a file that grew meanwhile). A
+    file's own date (its mtime) is not an announcement date: a listing that carries none leaves
+    its papers undated, rather than "announced today" by whenever the file was copied."""
     try:
-        return path.read_bytes()
+        if (why := refusal(path.stat(), max_bytes)) is not None:
+            return why
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            if (why := refusal(os.fstat(file.fileno()), max_bytes)) is not None:
+                return why
+            data = file.read(max_bytes + 1)
     except OSError as error:
         return f"cannot read the file: {error.strerror or error}"
+    return data if len(data) <= max_bytes else too_large(len(data), max_bytes, at_least=True)
 
 
 def too_large(size: int, max_bytes: int, *, at_least: bool = False) -> str:
@@ -255,36 +293,66 @@ def too_large(size: int, max_bytes: int, *, at_least: bool = False) -> str:
     )
 
 
+def _ingest_file(
+    database: Database, path: Path, *, now: datetime, retry_failed: bool, max_bytes: int
+) -> FileReport:
+    """One file inside its own guard: whatever goes wrong with it (an error nobody foresaw, a
+    value the database refuses) is recorded as its failure with the reason, logged once, and
+    the next file is read. Only the database out of reach ends the scan: every file after
+    would fail alike, and the job says so in one line."""
+    try:
+        return _ingest_path(database, path, now=now, retry_failed=retry_failed, max_bytes=max_bytes)
+    except Exception as error:
+        if database.out_of_reach(error) is not None:
+            raise
+        log.debug("listing %s failed", path, exc_info=True)
+        reason = f"could not be ingested: {_first_line(error)}"
+        try:
+            return _refuse(database, path, reason, now=now, retry_failed=retry_failed)
+        except Exception as also:
+            if database.out_of_reach(also) is not None:
+                raise
+            log.warning("listing %s failed: %s (not recorded: %s)", path, reason, also)
+            return FileReport(str(path), "failed", error=reason)
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's message in one line (SQLAlchemy's go on with the statement and its values)."""
+    lines = str(error).strip().splitlines()
+    return (lines[0] if lines else type(error).__name__)[:500]
+
+
 def _ingest_path(
     database: Database, path: Path, *, now: datetime, retry_failed: bool, max_bytes: int
 ) -> FileReport:
-    try:
-        stat = path.stat()
-    except OSError as error:
-        return FileReport(str(path), "failed", error=f"cannot read the file: {error.strerror}")
-    if stat.st_size > max_bytes:
-        return _refuse_large(database, path, stat.st_size, stat.st_mtime_ns, now, max_bytes)
-    content = _read_listing(path)
+    content = _read_listing(path, max_bytes)
     if isinstance(content, str):
-        return FileReport(str(path), "failed", error=content)
+        return _refuse(database, path, content, now=now, retry_failed=retry_failed)
     return ingest_bytes(
         database, content, path=str(path), file_date=None, now=now, retry_failed=retry_failed
     )
 
 
-def _refuse_large(
-    database: Database, path: Path, size: int, mtime_ns: int, now: datetime, max_bytes: int
+def _refuse(
+    database: Database, path: Path, reason: str, *, now: datetime, retry_failed: bool
 ) -> FileReport:
-    """A file over the limit, recorded as failed without being read: keyed by its name, size
-    and time instead of its content, so that the scan reports it once, until it changes."""
-    key = hashlib.sha256(f"too large:{path}:{size}:{mtime_ns}".encode()).hexdigest()
+    """A file not read (over the limit, not a regular file, unreadable) or not ingested,
+    recorded as failed with its reason: keyed by its name and stat instead of its content, so
+    that the scan reports it once, until it changes (a chmod that makes it readable, too)."""
+    try:
+        found = path.stat()
+        size, stamp = found.st_size, f"{found.st_size}:{found.st_mtime_ns}:{found.st_mode:o}"
+        stamp += f":{found.st_uid}:{found.st_gid}"
+    except OSError:  # gone meanwhile
+        size, stamp = 0, "gone"
+    key = hashlib.sha256(f"refused:{path}:{stamp}".encode()).hexdigest()
+    report = FileReport(str(path), "failed", error=reason)
     with database.session() as session:
         seen = files.find_file(session, content_hash=key)
-        report = FileReport(str(path), "failed", error=too_large(size, max_bytes))
-        if seen is not None:
+        if seen is not None and not retry_failed:
             return FileReport(str(path), "skipped", error=f"failed before: {seen.error}")
         _record(session, report, key, size, now)
-    log.warning("listing %s failed: %s", path, report.error)
+    log.warning("listing %s failed: %s", path, reason)
     return report
 
 
@@ -299,7 +367,7 @@ def ingest_paths(
     report = IngestReport()
     for path in list_listing_files(paths):
         now = clock()
-        found = _ingest_path(database, path, now=now, retry_failed=True, max_bytes=max_bytes)
+        found = _ingest_file(database, path, now=now, retry_failed=True, max_bytes=max_bytes)
         report.files.append(found)
     log.info("ingest: %s", report.summary_line())
     return report
@@ -342,7 +410,7 @@ def scan_inbox(
         if mtime is not None and now.timestamp() - mtime < settle_seconds:
             report.files.append(FileReport(str(path), "waiting", error="still being written"))
             continue
-        found = _ingest_path(database, path, now=now, retry_failed=False, max_bytes=max_bytes)
+        found = _ingest_file(database, path, now=now, retry_failed=False, max_bytes=max_bytes)
         report.files.append(found)
     return report
 

@@ -9,25 +9,30 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
+import socket
 import threading
 import tracemalloc
 import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
 from hypothesis import HealthCheck, given, settings
 
 from bot.core.listings.base import ARXIV_ID_MAX, DOI_MAX
 from bot.feeds import FeedFetcher
 from bot.service import ingest
 from bot.service.ingest import FeedError
-from bot.store import Database, papers
+from bot.store import Database, files, papers
+from bot.store.database import _alembic_config
 from bot.store.tables import PaperTable
-from tests.conftest import Clock
+from tests.conftest import SEEDS, Clock
 from tests.core.test_hostile_listings import mangled
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -259,3 +264,86 @@ def test_a_damaged_or_unasked_packing_is_refused_with_a_reason(
 ) -> None:
     with pytest.raises(FeedError, match=message):
         FeedFetcher(timeout=5).fetch(f"{hostile_feeds}{path}")
+
+
+# -- one bad file never stops a scan --------------------------------------------------------------
+
+NOT_READ = "not a regular file: not read"
+OVER = "over the limit of 0.01 MB (PAPERBOT_INBOX_MAX_BYTES); not read"
+BAD_FILES = {
+    "pipe.txt": f"a named pipe (FIFO), {NOT_READ}",
+    "socket.txt": f"a socket, {NOT_READ}",
+    "unreadable.txt": "cannot read the file: Permission denied",
+    "big.txt": f"too large: 2.0 MB, {OVER}",
+    "huge.txt": f"too large: 3221.2 MB, {OVER}",  # past 32 bits: recorded on PostgreSQL too
+    "binary.txt": "binary file (contains NUL bytes), not a listing",
+}
+
+
+def hostile_inbox(inbox: Path) -> dict[str, str]:
+    """Every hostile kind beside a real listing, long settled; the reasons each bad file is
+    expected to be refused with."""
+    inbox.mkdir()
+    shutil.copy(SEEDS / "000_d8ca0602e3945843.txt", inbox / "listing.txt")  # 5 papers
+    os.mkfifo(inbox / "pipe.txt")  # opening it would wait for a writer
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(inbox / "socket.txt"))
+    (inbox / "folder.txt").mkdir()  # named like a listing, walked as the folder it is
+    (inbox / "binary.txt").write_bytes(bytes(range(256)) * 32)
+    for name, size in (("big.txt", 2_000_000), ("huge.txt", 3 * 2**30)):
+        with (inbox / name).open("wb") as file:
+            file.truncate(size)  # sparse: costs no disk
+    unreadable = inbox / "unreadable.txt"
+    unreadable.write_text(LISTING)
+    unreadable.chmod(0)
+    expected = dict(BAD_FILES)
+    if os.access(unreadable, os.R_OK):  # root reads a file of mode 000: nothing to refuse
+        del expected["unreadable.txt"]
+        unreadable.unlink()
+    for path in inbox.iterdir():
+        os.utime(path, (0, 0))
+    return expected
+
+
+def test_no_bad_file_stops_a_scan(
+    any_database: Database, tmp_path: Path, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    expected = hostile_inbox(tmp_path / "inbox")
+    scan = partial(ingest.scan_inbox, any_database, tmp_path / "inbox", settle_seconds=0)
+    first = scan(clock=clock, max_bytes=10_000)
+    found = {Path(f.path).name: (f.status, f.error) for f in first.files}
+    assert found.pop("listing.txt") == ("ingested", None)
+    assert found == {name: ("failed", reason) for name, reason in expected.items()}
+    with any_database.session() as session:
+        assert len(papers.all_papers(session)) == 5
+        assert files.count_files_by_status(session) == {"failed": len(expected), "ingested": 1}
+    clock.advance(minutes=1)
+    again = scan(clock=clock, max_bytes=10_000)
+    assert {f.status for f in again.files} == {"skipped"}  # each bad file said once
+    logged = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert sorted(logged) == sorted(
+        f"listing {tmp_path / 'inbox' / name} failed: {reason}" for name, reason in expected.items()
+    )
+
+
+def test_a_file_the_database_refuses_fails_alone(any_database: Database, tmp_path: Path) -> None:
+    """The guard around each file, met as operators met it: on PostgreSQL before migration 0014,
+    recording a 3 GiB file's refusal fails (a 32-bit size); that file fails with the reason
+    and the listing after it is still read."""
+    if not any_database.shared:
+        pytest.skip("SQLite's sizes were always 64-bit: nothing refuses them")
+    command.downgrade(_alembic_config(any_database.engine), "0013")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    with (inbox / "a-huge.txt").open("wb") as file:
+        file.truncate(3 * 2**30)
+    shutil.copy(SEEDS / "000_d8ca0602e3945843.txt", inbox / "b-listing.txt")
+    report = ingest.ingest_paths(any_database, [inbox])
+    assert [(Path(f.path).name, f.status, f.error) for f in report.files] == [
+        (
+            "a-huge.txt",
+            "failed",
+            "could not be ingested: (psycopg.errors.NumericValueOutOfRange) integer out of range",
+        ),
+        ("b-listing.txt", "ingested", None),
+    ]
