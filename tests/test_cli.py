@@ -74,6 +74,26 @@ def test_ingest_exit_1_when_a_file_fails_but_the_others_are_read(workdir: Path) 
     assert document["totals"]["new"] == 37 and document["totals"]["failed"] == 1
 
 
+def test_ingest_refuses_what_the_inbox_refuses(workdir: Path) -> None:
+    """The inbox's size limit and refusals, file by file: /dev/zero is not read for ever, a
+    named pipe is not waited on, and the seeds beside them go in."""
+    os.mkfifo(workdir / "pipe.txt")
+    with (workdir / "big.txt").open("wb") as file:
+        file.truncate(2_000_000)  # sparse
+    limit = {"PAPERBOT_INBOX_MAX_BYTES": "1000000"}
+    result = paperbot(workdir, "ingest", "/dev/zero", "pipe.txt", "big.txt", "seeds", env=limit)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[:3] == [
+        "failed   /dev/zero (?; 0 entries, 0 new, 0 duplicates): a character device, not a "
+        "regular file: not read",
+        "failed   pipe.txt (?; 0 entries, 0 new, 0 duplicates): a named pipe (FIFO), not a "
+        "regular file: not read",
+        "failed   big.txt (?; 0 entries, 0 new, 0 duplicates): too large: 2.0 MB, over the "
+        "limit of 1 MB (PAPERBOT_INBOX_MAX_BYTES); not read",
+    ]
+    assert "37 new papers" in result.stdout and "Traceback" not in result.stderr
+
+
 def test_ingest_human_output_and_a_missing_path(workdir: Path) -> None:
     result = paperbot(workdir, "ingest", "seeds", "nowhere.txt")
     assert result.returncode == 1

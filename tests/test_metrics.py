@@ -5,6 +5,7 @@ database is gone or a job missed three of its periods (the test's clock, never a
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -142,6 +143,23 @@ async def test_a_blocked_chat_counts_as_chat_gone_and_its_message_as_failed(
     assert value(samples, "paperbot_messages_total", outcome="failed") == 1
     assert value(samples, "paperbot_messages_total", outcome="sent") == 0
     assert value(samples, "paperbot_chats", state="inactive") == 1
+
+
+async def test_healthz_stays_ok_when_bad_files_are_in_the_inbox(make_world: Any) -> None:
+    """A named pipe, a 3 GiB file and a binary one beside a listing: each refused with its
+    reason, the listing read, the scan a success."""
+    world, base = await start(make_world, inbox={"max_bytes": 10_000})
+    os.mkfifo(world.inbox / "pipe.txt")
+    with (world.inbox / "huge.txt").open("wb") as file:
+        file.truncate(3 * 2**30)  # sparse: costs no disk
+    (world.inbox / "binary.txt").write_bytes(bytes(256))
+    for path in world.inbox.iterdir():
+        os.utime(path, (0, 0))
+    await world.drop(SEED_000)
+    assert await health(base) == (200, "ok\n")
+    _, samples = await scrape(base)
+    assert value(samples, "paperbot_listing_files_read_total", outcome="failed") == 3
+    assert value(samples, "paperbot_papers") == 5
 
 
 async def test_healthz_refuses_when_the_database_file_is_gone(
