@@ -338,20 +338,21 @@ def _refuse(
 ) -> FileReport:
     """A file not read (over the limit, not a regular file, unreadable) or not ingested,
     recorded as failed with its reason: keyed by its name and stat instead of its content, so
-    that the scan reports it once, until it changes (a chmod that makes it readable, too)."""
+    that the scan reports it once, until it changes (a chmod that makes it readable, too). A
+    file that is not there (gone meanwhile, or misnamed to `paperbot ingest`) is only reported:
+    there is nothing to recognise at the next scan."""
+    report = FileReport(str(path), "failed", error=reason)
     try:
         found = path.stat()
-        size, stamp = found.st_size, f"{found.st_size}:{found.st_mtime_ns}:{found.st_mode:o}"
-        stamp += f":{found.st_uid}:{found.st_gid}"
-    except OSError:  # gone meanwhile
-        size, stamp = 0, "gone"
+    except OSError:
+        return report
+    stamp = f"{found.st_size}:{found.st_mtime_ns}:{found.st_mode:o}:{found.st_uid}:{found.st_gid}"
     key = hashlib.sha256(f"refused:{path}:{stamp}".encode()).hexdigest()
-    report = FileReport(str(path), "failed", error=reason)
     with database.session() as session:
         seen = files.find_file(session, content_hash=key)
         if seen is not None and not retry_failed:
             return FileReport(str(path), "skipped", error=f"failed before: {seen.error}")
-        _record(session, report, key, size, now)
+        _record(session, report, key, found.st_size, now)
     log.warning("listing %s failed: %s", path, reason)
     return report
 

@@ -238,3 +238,12 @@ def test_the_summary_of_one_file_of_one_entry_is_singular(database: Database) ->
     one = ROOT / "tests" / "data" / "listings" / "cutoff_one_entry.xml"
     report = ingest.ingest_paths(database, [one])
     assert report.summary_line() == "1 file (1 ingested): 1 entry, 1 new paper, 0 duplicates"
+
+
+def test_a_file_not_there_is_reported_not_recorded(database: Database, tmp_path: Path) -> None:
+    report = ingest.ingest_paths(database, [tmp_path / "nowhere.txt"])
+    assert [(f.status, f.error) for f in report.files] == [
+        ("failed", "cannot read the file: No such file or directory")
+    ]
+    with database.session() as session:
+        assert files.count_files_by_status(session) == {}
