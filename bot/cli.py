@@ -68,9 +68,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def redact(text: str, secret: str | None) -> str:
+    return text.replace(secret, "<token>") if secret else text
+
+
 class Redacted(logging.Filter):
     """The bot's token out of every log line: python-telegram-bot logs its request addresses
-    (at debug level, and in some errors), which carry the token."""
+    (at debug level, and in some errors), which carry the token. The traceback is formatted
+    here, whole, because the token can sit in any exception of its chain, not only the last."""
 
     def __init__(self, secret: str) -> None:
         super().__init__()
@@ -79,12 +84,14 @@ class Redacted(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if self.secret in message:
-            record.msg, record.args = message.replace(self.secret, "<token>"), None
-        if record.exc_info and record.exc_info[1] and self.secret in str(record.exc_info[1]):
-            record.exc_text = (
-                logging.Formatter().formatException(record.exc_info).replace(self.secret, "<token>")
+            record.msg, record.args = redact(message, self.secret), None
+        if record.exc_info and record.exc_info[1]:
+            record.exc_text = redact(
+                logging.Formatter().formatException(record.exc_info), self.secret
             )
             record.exc_info = None
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.secret)
         return True
 
 
@@ -231,6 +238,8 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
 
 def _cmd_service(command: str, settings: Settings, database: Database) -> int:
     """`paperbot run` (Telegram's updates and the jobs) or `paperbot worker` (the jobs)."""
+    from telegram.error import InvalidToken
+
     from bot.runtime import Runtime
     from bot.telegram.app import run_service
     from bot.telegram.worker import run_worker
@@ -239,7 +248,23 @@ def _cmd_service(command: str, settings: Settings, database: Database) -> int:
         return Runtime.build(settings, database, transport)
 
     serve = run_service if command == "run" else run_worker
-    serve(settings, settings.require_token(), make_runtime)
+    token = settings.require_token()
+    try:
+        serve(settings, token, make_runtime)
+    except InvalidToken:  # Telegram's answer to a wrong token (401), or a wrong address's (404)
+        print(
+            "paperbot: Telegram refused the token: check PAPERBOT_TELEGRAM_TOKEN (and "
+            f"PAPERBOT_TELEGRAM_API_URL, now {settings.telegram.api_url})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    except Exception as error:  # one line, never the token; the traceback with -v
+        logging.getLogger(__name__).debug("%s stopped", command, exc_info=True)
+        print(
+            f"paperbot: {command} stopped: {redact(f'{type(error).__name__}: {error}', token)}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return EXIT_OK
 
 
