@@ -14,6 +14,7 @@ from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.query import InvalidQuery
 from bot.core.render import plural
+from bot.core.secrets import masked_urls
 from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
@@ -69,22 +70,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def redact(text: str, secret: str | None) -> str:
+    """The text without the token (`secret`) nor any URL's password."""
+    text = masked_urls(text)
     return text.replace(secret, "<token>") if secret else text
 
 
 class Redacted(logging.Filter):
-    """The bot's token out of every log line: python-telegram-bot logs its request addresses
-    (at debug level, and in some errors), which carry the token. The traceback is formatted
-    here, whole, because the token can sit in any exception of its chain, not only the last."""
+    """Secrets out of every log line: python-telegram-bot logs its request addresses (at debug
+    level, and in some errors), which carry the token; httpx logs a feed's, with its password.
+    The traceback is formatted here, whole, because a secret can sit in any exception of its
+    chain, not only the last."""
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: str | None = None) -> None:
         super().__init__()
         self.secret = secret
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if self.secret in message:
-            record.msg, record.args = redact(message, self.secret), None
+        cleaned = redact(message, self.secret)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
         if record.exc_info and record.exc_info[1]:
             record.exc_text = redact(
                 logging.Formatter().formatException(record.exc_info), self.secret
@@ -97,7 +102,7 @@ class Redacted(logging.Filter):
 
 def _setup_logging(verbose: bool, log_file: Path | None = None, secret: str | None = None) -> None:
     """Logs on stderr; to `log_file` instead, library warnings too, when given; `secret` (the
-    token) never written."""
+    token) and URLs' passwords never written."""
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
     handler: logging.Handler = (
@@ -105,8 +110,7 @@ def _setup_logging(verbose: bool, log_file: Path | None = None, secret: str | No
         if log_file
         else logging.StreamHandler(sys.stderr)
     )
-    if secret:
-        handler.addFilter(Redacted(secret))
+    handler.addFilter(Redacted(secret))
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
