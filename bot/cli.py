@@ -14,6 +14,7 @@ from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
 from bot.core.query import InvalidQuery
 from bot.core.render import plural
+from bot.core.secrets import masked_urls
 from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
@@ -68,29 +69,40 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-class Redacted(logging.Filter):
-    """The bot's token out of every log line: python-telegram-bot logs its request addresses
-    (at debug level, and in some errors), which carry the token."""
+def redact(text: str, secret: str | None) -> str:
+    """The text without the token (`secret`) nor any URL's password."""
+    text = masked_urls(text)
+    return text.replace(secret, "<token>") if secret else text
 
-    def __init__(self, secret: str) -> None:
+
+class Redacted(logging.Filter):
+    """Secrets out of every log line: python-telegram-bot logs its request addresses (at debug
+    level, and in some errors), which carry the token; httpx logs a feed's, with its password.
+    The traceback is formatted here, whole, because a secret can sit in any exception of its
+    chain, not only the last."""
+
+    def __init__(self, secret: str | None = None) -> None:
         super().__init__()
         self.secret = secret
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if self.secret in message:
-            record.msg, record.args = message.replace(self.secret, "<token>"), None
-        if record.exc_info and record.exc_info[1] and self.secret in str(record.exc_info[1]):
-            record.exc_text = (
-                logging.Formatter().formatException(record.exc_info).replace(self.secret, "<token>")
+        cleaned = redact(message, self.secret)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        if record.exc_info and record.exc_info[1]:
+            record.exc_text = redact(
+                logging.Formatter().formatException(record.exc_info), self.secret
             )
             record.exc_info = None
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info, self.secret)
         return True
 
 
 def _setup_logging(verbose: bool, log_file: Path | None = None, secret: str | None = None) -> None:
     """Logs on stderr; to `log_file` instead, library warnings too, when given; `secret` (the
-    token) never written."""
+    token) and URLs' passwords never written."""
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
     handler: logging.Handler = (
@@ -98,8 +110,7 @@ def _setup_logging(verbose: bool, log_file: Path | None = None, secret: str | No
         if log_file
         else logging.StreamHandler(sys.stderr)
     )
-    if secret:
-        handler.addFilter(Redacted(secret))
+    handler.addFilter(Redacted(secret))
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -231,6 +242,8 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
 
 def _cmd_service(command: str, settings: Settings, database: Database) -> int:
     """`paperbot run` (Telegram's updates and the jobs) or `paperbot worker` (the jobs)."""
+    from telegram.error import InvalidToken
+
     from bot.runtime import Runtime
     from bot.telegram.app import run_service
     from bot.telegram.worker import run_worker
@@ -239,7 +252,23 @@ def _cmd_service(command: str, settings: Settings, database: Database) -> int:
         return Runtime.build(settings, database, transport)
 
     serve = run_service if command == "run" else run_worker
-    serve(settings, settings.require_token(), make_runtime)
+    token = settings.require_token()
+    try:
+        serve(settings, token, make_runtime)
+    except InvalidToken:  # Telegram's answer to a wrong token (401), or a wrong address's (404)
+        print(
+            "paperbot: Telegram refused the token: check PAPERBOT_TELEGRAM_TOKEN (and "
+            f"PAPERBOT_TELEGRAM_API_URL, now {settings.telegram.api_url})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    except Exception as error:  # one line, never the token; the traceback with -v
+        logging.getLogger(__name__).debug("%s stopped", command, exc_info=True)
+        print(
+            f"paperbot: {command} stopped: {redact(f'{type(error).__name__}: {error}', token)}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     return EXIT_OK
 
 

@@ -20,9 +20,11 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
+    EnvSettingsSource,
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
@@ -200,6 +202,40 @@ class MemorySettings(Section):
     young_collection: int = Field(default=10_000, ge=0)
 
 
+# The settings a file may hold instead, named by PAPERBOT_<SECTION>_<KEY>_FILE: how Docker
+# secrets and systemd credentials hand a secret over (a file, not the environment, which
+# `docker inspect` and /proc/PID/environ show).
+SECRET_FILES = {
+    "PAPERBOT_TELEGRAM_TOKEN_FILE": ("telegram", "token"),
+    "PAPERBOT_DATABASE_URL_FILE": ("database", "url"),
+}
+
+
+class SecretFiles(PydanticBaseSettingsSource):
+    """Each secret setting read from the file its `_FILE` variable names, the trailing newline
+    that editors and `echo` add left out."""
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, dict[str, str]] = {}
+        for file_variable, (section, key) in SECRET_FILES.items():
+            variable = file_variable.removesuffix("_FILE")
+            path = os.environ.get(file_variable, "").strip()
+            if not path:
+                continue
+            if os.environ.get(variable, "").strip():
+                raise SettingsError(f"{variable} and {variable}_FILE are both set: keep one")
+            try:
+                value = Path(path).read_text(encoding="utf-8").rstrip("\r\n")
+            except (OSError, UnicodeDecodeError) as error:
+                reason = getattr(error, "strerror", None) or "not UTF-8 text"
+                raise SettingsError(f"{variable}_FILE: cannot read {path}: {reason}") from None
+            found.setdefault(section, {})[key] = value
+        return found
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # all is read in __call__
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="PAPERBOT_",
@@ -229,7 +265,19 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         toml_path = Path(os.environ.get("PAPERBOT_CONFIG") or DEFAULT_CONFIG)
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_path))
+        if isinstance(env_settings, EnvSettingsSource):  # the _FILE variables are not settings
+            files = {name.lower() for name in SECRET_FILES}
+            env_settings.env_vars = {
+                name: value
+                for name, value in env_settings.env_vars.items()
+                if name.lower() not in files
+            }
+        return (
+            init_settings,
+            SecretFiles(settings_cls),
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_path),
+        )
 
     def require_token(self) -> str:
         if self.telegram.token is None or not self.telegram.token.get_secret_value().strip():
@@ -258,6 +306,8 @@ def load_settings() -> Settings:
         raise SettingsError(f"PAPERBOT_CONFIG names {config!r}, which is not a file")
     try:
         return Settings()
+    except SettingsError:  # a secret's file: already one line
+        raise
     except ValidationError as error:
         raise SettingsError("; ".join(_describe(e) for e in error.errors())) from None
     except (ValueError, OSError) as error:  # a TOML syntax error, say

@@ -25,6 +25,8 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.core.secrets import masked_urls
+
 if TYPE_CHECKING:
     from bot.service.ingest import IngestReport
     from bot.service.planning import PlanReport
@@ -165,10 +167,11 @@ class StoreCollector(Collector):
             "paperbot_chats": status.chats,
             "paperbot_pending_deliveries": status.pending_deliveries,
             "paperbot_listing_files": status.files,
-            "paperbot_feed_failures": {f.url: f.failures for f in feeds},
-            "paperbot_feed_papers": {f.url: f.papers for f in feeds},
+            "paperbot_feed_failures": {masked_urls(f.url): f.failures for f in feeds},
+            "paperbot_feed_papers": {masked_urls(f.url): f.papers for f in feeds},
             "paperbot_feed_last_success_timestamp_seconds": {
-                f.url: f.last_success_at.timestamp() if f.last_success_at else 0 for f in feeds
+                masked_urls(f.url): f.last_success_at.timestamp() if f.last_success_at else 0
+                for f in feeds
             },
         }
         for name, value in values.items():

@@ -56,7 +56,7 @@ class Call:
 @dataclass
 class Fault:
     method: str
-    kind: str  # 400 | 403 | 429 | 500 | 502 | drop | hold
+    kind: str  # 400 | 401 | 403 | 404 | 429 | 500 | 502 | drop | hold
     times: int
     chat_id: int | None = None
     retry_after: int = 1
@@ -307,8 +307,12 @@ class FakeTelegram:
         return None
 
     def _raise_fault(self, fault: Fault) -> None:
+        if fault.kind == "401":  # what Telegram answers a refused token
+            raise ApiError(401, "Unauthorized")
         if fault.kind == "403":
             raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if fault.kind == "404":  # what a wrong API URL answers
+            raise ApiError(404, "Not Found")
         if fault.kind == "429":
             raise ApiError(
                 429, f"Too Many Requests: retry after {fault.retry_after}",

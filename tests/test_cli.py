@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli import Redacted
 from tests.conftest import ROOT, SEEDS
 
 CASES = Path(__file__).parent / "data" / "listings"
@@ -252,3 +255,24 @@ def test_tex_the_text_module_cannot_fill_in_is_not_logged(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["totals"]["new"] == 2  # the broken TeX was read and kept
     assert "pylatexenc" not in result.stderr and "WARNING" not in result.stderr
+
+
+def test_the_token_is_out_of_log_lines_and_every_exception_of_a_chain() -> None:
+    """A request's address carries the token, in a message or in a cause deep in a traceback."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(Redacted("888:SECRET"))
+    logger = logging.getLogger("test.redacted")
+    logger.addHandler(handler)
+    try:
+        try:
+            raise OSError("POST https://api.telegram.org/bot888:SECRET/getMe failed")
+        except OSError as cause:
+            raise RuntimeError("start-up failed") from cause
+    except RuntimeError:
+        logger.error("calling %s", "/bot888:SECRET/getMe", exc_info=True)
+    finally:
+        logger.removeHandler(handler)
+    output = stream.getvalue()
+    assert "SECRET" not in output
+    assert "calling /bot<token>/getMe" in output and "bot<token>/getMe failed" in output

@@ -103,3 +103,50 @@ def test_broken_toml_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_missing_token_names_the_variable() -> None:
     with pytest.raises(SettingsError, match="PAPERBOT_TELEGRAM_TOKEN"):
         load_settings().require_token()
+
+
+def test_secrets_from_files_as_docker_and_systemd_give_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "token").write_text("123:FROM-A-FILE\n")
+    (tmp_path / "url").write_text("postgresql://ada:s3cret@db/paperbot\r\n")
+    monkeypatch.setenv("PAPERBOT_TELEGRAM_TOKEN_FILE", str(tmp_path / "token"))
+    monkeypatch.setenv("PAPERBOT_DATABASE_URL_FILE", str(tmp_path / "url"))
+    monkeypatch.setenv("PAPERBOT_TELEGRAM_TOKEN", "")  # the example env file's empty line
+    settings = load_settings()
+    assert settings.require_token() == "123:FROM-A-FILE"
+    assert settings.database.url == "postgresql://ada:s3cret@db/paperbot"
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        (
+            {"PAPERBOT_TELEGRAM_TOKEN_FILE": "token", "PAPERBOT_TELEGRAM_TOKEN": "1:x"},
+            "PAPERBOT_TELEGRAM_TOKEN and PAPERBOT_TELEGRAM_TOKEN_FILE are both set: keep one",
+        ),
+        (
+            {"PAPERBOT_DATABASE_URL_FILE": "url", "PAPERBOT_DATABASE_URL": "sqlite:///a.db"},
+            "PAPERBOT_DATABASE_URL and PAPERBOT_DATABASE_URL_FILE are both set: keep one",
+        ),
+        (
+            {"PAPERBOT_TELEGRAM_TOKEN_FILE": "missing"},
+            "PAPERBOT_TELEGRAM_TOKEN_FILE: cannot read missing: No such file or directory",
+        ),
+        (
+            {"PAPERBOT_DATABASE_URL_FILE": "binary"},
+            "PAPERBOT_DATABASE_URL_FILE: cannot read binary: not UTF-8 text",
+        ),
+    ],
+)
+def test_a_secret_file_problem_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], message: str
+) -> None:
+    (tmp_path / "token").write_text("1:y\n")
+    (tmp_path / "url").write_text("sqlite:///b.db\n")
+    (tmp_path / "binary").write_bytes(b"\xff\xfe")
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as error:
+        load_settings()
+    assert str(error.value) == message

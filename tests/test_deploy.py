@@ -32,7 +32,8 @@ DOCUMENTS = sorted(p for p in DEPLOY.iterdir() if p.is_file()) + [GUIDE]
 # of its code goes here, with a strict xfail mark on test_pending_settings_exist until it exists.
 PENDING_SETTINGS: set[str] = set()
 PENDING_COMMANDS: set[str] = set()
-OTHER_VARIABLES = {"PAPERBOT_CONFIG"}  # the settings file's path, read by bot/config.py itself
+# read by bot/config.py itself: the settings file's path, and the files secrets may come from
+OTHER_VARIABLES = {"PAPERBOT_CONFIG", "PAPERBOT_TELEGRAM_TOKEN_FILE", "PAPERBOT_DATABASE_URL_FILE"}
 
 
 def settings() -> dict[str, Any]:

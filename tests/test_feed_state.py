@@ -6,9 +6,13 @@ as far after each failure (at most a day); a 304 is a success; a restart keeps i
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.cli import Redacted
 from bot.feeds import FeedFetcher
 from bot.service import ingest
 from bot.service.status import FeedState, feed_status
@@ -159,3 +163,34 @@ async def test_stats_shows_each_feed(make_world: Any, feeds: FeedServer) -> None
         f"• {good}: ok; 3 papers; last success 2026-10-22 12:00 UTC; next poll 2026-10-22 "
         "12:30 UTC",
     ]
+
+
+def test_a_feed_password_is_never_shown(
+    database: Database,
+    feeds: FeedServer,
+    clock: Clock,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Status, its JSON, the stored error and the log name the feed with `***` for a password;
+    the feed's state stays keyed by its real URL (polled again when due, not every run)."""
+    base = feeds.base.replace("http://", "http://ada:s3cret@")
+    good, bad = f"{base}/rss/cs", f"{base}/missing"
+    fetcher = FeedFetcher(timeout=5)
+    caplog.handler.addFilter(Redacted())  # what paperbot's log handler does (httpx logs URLs)
+    with caplog.at_level(logging.INFO):
+        assert poll(database, fetcher, clock, good, bad, every=1800) == ["ingested", "failed"]
+    assert poll(database, fetcher, clock, good, bad, every=1800) == []  # not due yet
+    assert state(database, bad).failures == 1
+    env = {"PAPERBOT_DATABASE_URL": database.engine.url.render_as_string(hide_password=False)}
+    text = paperbot(tmp_path, "status", env=env).stdout
+    document = paperbot(tmp_path, "status", "--json", env=env).stdout
+    shown = feeds.base.replace("http://", "http://ada:***@")
+    assert f"  {shown}/missing: failing (1 in a row): cannot fetch {shown}/missing" in text
+    assert [feed["url"] for feed in json.loads(document)["feeds"]] == [
+        f"{shown}/missing",
+        f"{shown}/rss/cs",
+    ]
+    assert f"feed {shown}/missing: cannot fetch {shown}/missing: HTTP 404" in caplog.text
+    for output in (text, document, caplog.text):
+        assert "s3cret" not in output

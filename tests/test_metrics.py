@@ -254,3 +254,13 @@ async def test_unknown_paths_are_404_and_each_runtime_has_its_own_registry(
     Metrics().papers_ingested.inc()  # another registry: the running bot's is untouched
     _, samples = await scrape(base)
     assert value(samples, "paperbot_papers_ingested_total") == 0
+
+
+async def test_a_feed_password_is_masked_in_its_labels(make_world: Any, feeds: FeedServer) -> None:
+    url = f"{feeds.base.replace('http://', 'http://ada:s3cret@')}/rss/cs"
+    world, base = await start(make_world, feeds={"urls": [url]})
+    await world.drop()
+    text, samples = await scrape(base)
+    shown = f"{feeds.base.replace('http://', 'http://ada:***@')}/rss/cs"
+    assert value(samples, "paperbot_feed_papers", feed=shown) == 3
+    assert "s3cret" not in text

@@ -159,3 +159,20 @@ async def test_killed_mid_burst_then_restarted_delivers_the_rest(
     repeated = {key for key, n in received.items() if n > 1}
     allowed = {(chat, title_of[paper]) for chat, paper in in_flight}
     assert repeated <= allowed  # only what was in flight at the kill came twice
+
+
+@pytest.mark.parametrize("refusal", ["401", "404"])  # a wrong token; a wrong API URL
+def test_a_refused_token_is_one_line_without_the_token(
+    tmp_path: Path, server: FakeTelegram, refusal: str
+) -> None:
+    server.fail("getMe", refusal, times=10)
+    process = start(tmp_path, server, f"sqlite:///{tmp_path / 'bot.db'}")
+    code = process.wait(timeout=30)
+    output = (tmp_path / "paperbot.log").read_text()
+    assert TOKEN.split(":")[1] not in output, output
+    assert code == 2, output
+    not_info = [line for line in output.splitlines() if " INFO " not in line]
+    assert not_info == [  # no traceback: one line that names the setting
+        "paperbot: Telegram refused the token: check PAPERBOT_TELEGRAM_TOKEN (and "
+        f"PAPERBOT_TELEGRAM_API_URL, now {server.base_url})"
+    ]

@@ -20,6 +20,7 @@ from bot.core.identity import Identity, PaperSet, deduplicate
 from bot.core.listings import ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.core.render import plural
+from bot.core.secrets import masked_urls
 from bot.service import Clock, utc_now
 from bot.store import Database, feeds, files, papers
 
@@ -450,14 +451,15 @@ def poll_feeds(
             continue
         polled = _poll_feed(database, url, fetch, now)
         report.files.append(polled)
-        after = _feed_after(state, polled, now=now, poll_seconds=poll_seconds)
+        before = state or feeds.FeedState(url, polled_at=now, next_poll_at=now)
+        after = _feed_after(before, polled, now=now, poll_seconds=poll_seconds)
         with database.session() as session:
             feeds.save_feed(session, state=after)
         if after.failures:
             next_poll = after.next_poll_at.isoformat(timespec="seconds")
             log.warning(
                 "feed %s: %s (%d in a row; next poll %s)",
-                url, polled.error, after.failures, next_poll,
+                masked_urls(url), polled.error, after.failures, next_poll,
             )  # fmt: skip
     return report
 
@@ -465,20 +467,22 @@ def poll_feeds(
 def _poll_feed(
     database: Database, url: str, fetch: Callable[[str], bytes | None], now: datetime
 ) -> FileReport:
+    shown = masked_urls(url)  # what is stored, logged and reported: never the password
     try:
         data = fetch(url)
     except FeedError as error:
-        return FileReport(url, "failed", error=str(error))
+        return FileReport(shown, "failed", error=masked_urls(str(error)))
     if data is None:
-        return FileReport(url, "skipped", error="not modified")
-    return ingest_bytes(database, data, path=url, file_date=now.date(), now=now, retry_failed=False)
+        return FileReport(shown, "skipped", error="not modified")
+    return ingest_bytes(
+        database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
+    )
 
 
 def _feed_after(
-    state: feeds.FeedState | None, polled: FileReport, *, now: datetime, poll_seconds: float
+    before: feeds.FeedState, polled: FileReport, *, now: datetime, poll_seconds: float
 ) -> feeds.FeedState:
     """The feed's state after a poll: a content that cannot be read fails like a fetch."""
-    before = state or feeds.FeedState(polled.path, polled_at=now, next_poll_at=now)
     if polled.status == "failed":
         failures = before.failures + 1
         return replace(

@@ -8,6 +8,7 @@ from datetime import UTC, date, datetime
 
 from bot.core.chat import Chat
 from bot.core.render import plural
+from bot.core.secrets import masked_urls
 from bot.store import Database, chats, deliveries, feeds, files, papers
 from bot.store.feeds import FeedState
 from bot.store.health import database_problem
@@ -75,7 +76,7 @@ def feed_line(feed: FeedState) -> str:
     """One feed in one line, for a person."""
     health = f"failing ({feed.failures} in a row): {feed.last_error}" if feed.failures else "ok"
     return (
-        f"{feed.url}: {health}; {plural(feed.papers, 'paper')}; last success "
+        f"{masked_urls(feed.url)}: {health}; {plural(feed.papers, 'paper')}; last success "
         f"{_moment(feed.last_success_at)}; next poll {_moment(feed.next_poll_at)}"
     )
 
@@ -85,7 +86,7 @@ def feed_json(feed: FeedState) -> dict[str, object]:
         return value.isoformat() if value else None
 
     return {
-        "url": feed.url,
+        "url": masked_urls(feed.url),
         "papers": feed.papers,
         "failures": feed.failures,
         "last_success_at": moment(feed.last_success_at),

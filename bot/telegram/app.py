@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -11,7 +12,7 @@ from urllib.parse import urlsplit
 
 from telegram import BotCommand, ChatMemberUpdated, Update
 from telegram.constants import ChatMemberStatus, ParseMode
-from telegram.error import BadRequest, NetworkError, TelegramError
+from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
     CallbackContext,
@@ -235,10 +236,9 @@ def build_application(
         .post_init(start_bot)
         .post_shutdown(stop_bot)
     )
-    builder = builder.request(telegram_request(request_timeout)).get_updates_request(
-        telegram_request(request_timeout, connections=1)
-    )
-    application = builder.build()
+    requests = telegram_request(request_timeout), telegram_request(request_timeout, connections=1)
+    application = builder.request(requests[0]).get_updates_request(requests[1]).build()
+    application.bot_data["requests"] = requests
     application.bot_data["runtime"] = make_runtime(TelegramTransport(application.bot))
     application.bot_data["schedule_jobs"] = schedule_jobs
     application.bot_data["flood"] = FloodGate(settings.telegram.commands_per_minute)
@@ -255,16 +255,38 @@ def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> No
     and the jobs until SIGTERM or Ctrl-C."""
     application = build_application(settings, token, make_runtime)
     inbox = settings.inbox
-    log.info("paperbot running; inbox %s scanned every %s s", inbox.dir, inbox.scan_seconds)
+    log.info("paperbot starting; inbox %s scanned every %s s", inbox.dir, inbox.scan_seconds)
+    logging.getLogger("telegram.ext").addFilter(RefusedTokenToldOnce())
     telegram = settings.telegram
-    if telegram.webhook_url is None:
-        application.run_polling(
-            allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
-        )
-    else:
-        log.info("webhook mode: %s, listening on %s", telegram.webhook_url, telegram.webhook_listen)
-        application.run_webhook(**webhook_options(settings), close_loop=False)
+    try:
+        if telegram.webhook_url is None:
+            application.run_polling(
+                allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
+            )
+        else:
+            log.info(
+                "webhook mode: %s, listening on %s", telegram.webhook_url, telegram.webhook_listen
+            )
+            application.run_webhook(**webhook_options(settings), close_loop=False)
+    finally:
+        _close_requests(application)
     log.info("paperbot stopped")
+
+
+class RefusedTokenToldOnce(logging.Filter):
+    """A refused token ends `paperbot run` with one line that names the setting (bot/cli.py):
+    python-telegram-bot's own traceback of it, logged as it gives up starting, is left out."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], InvalidToken))
+
+
+def _close_requests(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """python-telegram-bot closes its connections only when its start-up got through: after a
+    refused token they would stay open, and asyncio would log so at exit."""
+    requests = application.bot_data["requests"]
+    loop = asyncio.get_event_loop()
+    loop.run_until_complete(asyncio.gather(*(request.shutdown() for request in requests)))
 
 
 def webhook_options(settings: Settings) -> dict[str, Any]:
