@@ -49,6 +49,7 @@ class Section(BaseModel):
 
 
 WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what Telegram accepts as secret_token
+URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@/\s]*@")  # user:password@ in a database URL
 LISTEN = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]+):(?P<port>[0-9]{1,5})")
 
 
@@ -132,6 +133,21 @@ class DatabaseSettings(Section):
                 "database_url",
                 "a SQLite database in memory keeps nothing: name a file, like "
                 "sqlite:///data/paperbot.db (relative) or sqlite:////var/lib/paperbot/bot.db",
+            )
+        return url
+
+    @field_validator("url")
+    @classmethod
+    def _postgresql_names_a_database(cls, url: str) -> str:
+        """Without a name, PostgreSQL connects to the one named like the user (`postgres`, most
+        often) and the bot would write its tables there."""
+        scheme, _, rest = url.partition("://")
+        path = rest.partition("?")[0].partition("/")[2]
+        if scheme.split("+")[0].strip().lower() in ("postgresql", "postgres") and not path.strip():
+            raise PydanticCustomError(
+                "database_url",
+                "a PostgreSQL address must name its database, like "
+                "postgresql+psycopg://paperbot@db:5432/paperbot",
             )
         return url
 
@@ -246,6 +262,8 @@ def _describe(error: Any) -> str:
     variable = "PAPERBOT_" + "_".join(location[:2]).upper()
     value = error.get("input")
     secret = location[-1] in ("token", "webhook_secret")  # never echoed, even when malformed
+    if isinstance(value, str):
+        value = URL_PASSWORD.sub(r"\1***@", value)
     shown = "" if isinstance(value, dict) or secret else f" (got {value!r})"
     if error["type"] == "extra_forbidden":
         return f"unknown setting {name}{shown}: check the spelling against config/paperbot.toml"

@@ -120,6 +120,22 @@ def test_a_sqlite_url_without_a_file_is_one_line_and_exit_2(workdir: Path) -> No
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql+psycopg://postgres@127.0.0.1:5432", "postgresql+psycopg://postgres@127.0.0.1/"],
+)
+def test_a_postgresql_url_without_a_database_is_one_line_and_exit_2(
+    workdir: Path, url: str
+) -> None:
+    result = paperbot(workdir, "status", env={"PAPERBOT_DATABASE_URL": url})
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (
+        "paperbot: setting database.url (PAPERBOT_DATABASE_URL): a PostgreSQL address must name "
+        "its database, like postgresql+psycopg://paperbot@db:5432/paperbot "
+        f"(got '{url}')\n"
+    )
+
+
 def test_database_url_setting_is_used(workdir: Path) -> None:
     url = f"sqlite:///{workdir / 'elsewhere.db'}"
     paperbot(workdir, "ingest", "seeds", env={"PAPERBOT_DATABASE_URL": url})
