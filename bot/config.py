@@ -5,6 +5,7 @@ Loaded and validated once, in main(); a wrong value is one clear line naming the
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -168,8 +169,31 @@ class FeedsSettings(Section):
     _split = field_validator("urls", mode="before")(_split_list)
 
 
+def _ipv6_or_no_colon(host: str) -> bool:
+    """`::` and `::1` are addresses; `127.0.0.1:9100` is a port too many."""
+    if ":" not in host:
+        return True
+    try:
+        return ipaddress.ip_address(host).version == 6
+    except ValueError:
+        return False
+
+
 class MetricsSettings(Section):
     port: int = Field(default=0, ge=0, le=65535)
+    # the address /metrics and /healthz listen on: this machine only, unless opened on purpose
+    # (0.0.0.0 in a container, whose port is published to the host's 127.0.0.1)
+    host: str = "127.0.0.1"
+
+    @field_validator("host")
+    @classmethod
+    def _one_address(cls, host: str) -> str:
+        host = host.strip().removeprefix("[").removesuffix("]")
+        if not host or any(c.isspace() or c in "/[]" for c in host) or not _ipv6_or_no_colon(host):
+            raise PydanticCustomError(
+                "metrics_host", "must be one address or host name, like 127.0.0.1 or 0.0.0.0"
+            )
+        return host
 
 
 class DeliverySettings(Section):

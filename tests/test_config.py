@@ -48,6 +48,12 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
         ("PAPERBOT_ADMIN_CHAT_IDS", "1,x", "setting admin.chat_ids (PAPERBOT_ADMIN_CHAT_IDS)"),
         ("PAPERBOT_METRICS_PORT", "70000", "setting metrics.port (PAPERBOT_METRICS_PORT)"),
         (
+            "PAPERBOT_METRICS_HOST",
+            "127.0.0.1:9100",
+            "setting metrics.host (PAPERBOT_METRICS_HOST): must be one address or host name, "
+            "like 127.0.0.1 or 0.0.0.0 (got '127.0.0.1:9100')",
+        ),
+        (
             "PAPERBOT_DATABASE_SQLITE_CACHE_MB",
             "1",
             "setting database.sqlite_cache_mb (PAPERBOT_DATABASE_SQLITE_CACHE_MB)",

@@ -253,6 +253,9 @@ def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> Non
         wait = services[name]["depends_on"]["migrate"]
         assert wait == {"condition": "service_completed_successfully"}
     assert services["worker"]["deploy"]["replicas"].startswith("${WORKERS")
+    assert services["bot"]["ports"] == ["127.0.0.1:9100:9100"]  # the host's loopback only
+    for name in ("bot", "worker"):  # paperbot.env's value would make the published port dead
+        assert services[name]["environment"]["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
 
 
 def test_compose_agrees_with_pyyaml_where_it_is_installed() -> None:
@@ -324,6 +327,9 @@ def test_the_image_runs_the_bot_as_a_user_with_a_health_check() -> None:
     volumes = json.loads(instructions["VOLUME"])
     data = Database.folder(environment["PAPERBOT_DATABASE_URL"])
     assert sorted(volumes) == sorted([str(data), environment["PAPERBOT_INBOX_DIR"]])
+    # a published port reaches the container's own address, never its 127.0.0.1 (the default)
+    assert environment["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
+    assert settings()["PAPERBOT_METRICS_HOST"] == "127.0.0.1"
 
 
 # -- systemd --------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.metrics import Metrics
@@ -236,3 +237,30 @@ async def test_unknown_paths_are_404_and_each_runtime_has_its_own_registry(
     Metrics().papers_ingested.inc()  # another registry: the running bot's is untouched
     _, samples = await scrape(base)
     assert value(samples, "paperbot_papers_ingested_total") == 0
+
+
+def answers(host: str, port: int) -> bool:
+    """Whether something accepts a connection on host:port (a real socket, no HTTP)."""
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("configured", "reached", "refused"),
+    [
+        ({}, "127.0.0.1", "127.0.0.2"),  # the default: this machine's 127.0.0.1 only
+        ({"host": "127.0.0.2"}, "127.0.0.2", "127.0.0.1"),
+        ({"host": "0.0.0.0"}, "127.0.0.2", None),  # every address (a container's setting)
+    ],
+)
+async def test_the_endpoints_listen_on_the_configured_address(
+    make_world: Any, configured: dict[str, str], reached: str, refused: str | None
+) -> None:
+    port = free_port()
+    await make_world(metrics={"port": port, **configured})
+    assert answers(reached, port)
+    assert refused is None or not answers(refused, port)
+    assert (await health(f"http://{reached}:{port}"))[0] == 200
