@@ -121,6 +121,10 @@ class DatabaseSettings(Section):
     # foreign key and spills half-written index pages to the WAL again and again: 64 MB plans
     # bench/day.py's 10,000 chats (5.85 million rows) in 44 s against 56.
     sqlite_cache_mb: int = Field(default=64, ge=2, le=65536)
+    # PostgreSQL: `run` and `worker` create or upgrade the schema themselves when on; off, only
+    # `paperbot db upgrade` does, the step an operator takes (and backs up before). SQLite, one
+    # process's own file, is always upgraded on first use.
+    auto_upgrade: bool = False
 
     @field_validator("url")
     @classmethod

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import _parser
+from bot.cli import EXIT_SCHEMA_AHEAD, EXIT_USAGE, _parser
 from bot.config import Settings
 from bot.store import Database
 from tests.conftest import ROOT, SEEDS
@@ -376,6 +376,9 @@ def test_systemd_units_are_hardened_and_run_paperbot(name: str, runs: str) -> No
     assert service["User"][0] not in ("root", "0")
     assert service["EnvironmentFile"] == ["/etc/paperbot/paperbot.env"]
     assert service["ExecStart"][0].endswith(f"/bin/paperbot {runs}")
+    # a wrong setting, a schema to upgrade, a schema newer than the code: restarting fixes none
+    kept_down = {int(code) for code in service["RestartPreventExitStatus"][0].split()}
+    assert kept_down == {EXIT_USAGE, EXIT_SCHEMA_AHEAD} == {2, 3}
     writable = service["ReadWritePaths"][0].split()
     folder = Path(service["WorkingDirectory"][0])
     data = folder / str(Database.folder(str(settings()["PAPERBOT_DATABASE_URL"])))
