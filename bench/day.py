@@ -249,7 +249,7 @@ def open_database(url: str | None, folder: Path) -> Database:
             connection.exec_driver_sql("DROP SCHEMA public CASCADE")
             connection.exec_driver_sql("CREATE SCHEMA public")
         engine.dispose()
-    return Database.open(url, sqlite_cache_mb=cache)
+    return Database.open(url, upgrade=True, sqlite_cache_mb=cache)
 
 
 def add_chats(

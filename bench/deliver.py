@@ -277,7 +277,7 @@ def fresh_postgres(url: str, chat_count: int, filter_source: str) -> None:
         connection.exec_driver_sql("DROP SCHEMA public CASCADE")
         connection.exec_driver_sql("CREATE SCHEMA public")
     engine.dispose()
-    fill(Database.open(url), chat_count, filter_source).close()
+    fill(Database.open(url, upgrade=True), chat_count, filter_source).close()
 
 
 def unfinished_rows(database: Database) -> int:

@@ -18,12 +18,15 @@ from bot.core.secrets import masked_urls
 from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
-from bot.store import Database, DatabaseUrlError, StoreError
+from bot.store import Database, DatabaseUrlError, SchemaAhead, SchemaBehind, StoreError
 
 if TYPE_CHECKING:
     from bot.sender import Transport
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+# The database's schema is newer than this code (rolled back): distinct, so that systemd
+# (RestartPreventExitStatus) and compose's migrate step stop instead of retrying for ever.
+EXIT_SCHEMA_AHEAD = 3
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -193,9 +196,12 @@ def _print_preview(result: Preview) -> None:
     print(f"\n{count} matching paper{'s' if count != 1 else ''}")
 
 
-def open_database(settings: Settings) -> Database:
-    """The database of the settings, with their SQLite tuning."""
-    return Database.open(settings.database.url, sqlite_cache_mb=settings.database.sqlite_cache_mb)
+def open_database(settings: Settings, *, upgrade: bool = False) -> Database:
+    """The database of the settings, with their SQLite tuning; PostgreSQL upgraded only when
+    `upgrade` (see Database.open)."""
+    return Database.open(
+        settings.database.url, upgrade=upgrade, sqlite_cache_mb=settings.database.sqlite_cache_mb
+    )
 
 
 def _cmd_preview(args: argparse.Namespace, settings: Settings) -> int:
@@ -311,6 +317,12 @@ def _main(argv: Sequence[str] | None) -> int:
     except DatabaseUrlError as error:
         print(f"paperbot: PAPERBOT_DATABASE_URL: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except SchemaAhead as error:
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_SCHEMA_AHEAD
+    except SchemaBehind as error:  # the operator's step to take; restarting would not take it
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except StoreError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -333,7 +345,8 @@ def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     alone = None
     if args.command in ("run", "worker", "console"):  # one such process per SQLite file
         alone = Database.hold_alone(settings.database.url)
-    database = open_database(settings)
+    service = args.command in ("run", "worker")
+    database = open_database(settings, upgrade=service and settings.database.auto_upgrade)
     try:
         if args.command == "console":
             return _cmd_console(args, settings, database)

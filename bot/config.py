@@ -5,6 +5,7 @@ Loaded and validated once, in main(); a wrong value is one clear line naming the
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -51,6 +52,7 @@ class Section(BaseModel):
 
 
 WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what Telegram accepts as secret_token
+URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@/\s]*@")  # user:password@ in a database URL
 LISTEN = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]+):(?P<port>[0-9]{1,5})")
 
 
@@ -121,6 +123,10 @@ class DatabaseSettings(Section):
     # foreign key and spills half-written index pages to the WAL again and again: 64 MB plans
     # bench/day.py's 10,000 chats (5.85 million rows) in 44 s against 56.
     sqlite_cache_mb: int = Field(default=64, ge=2, le=65536)
+    # PostgreSQL: `run` and `worker` create or upgrade the schema themselves when on; off, only
+    # `paperbot db upgrade` does, the step an operator takes (and backs up before). SQLite, one
+    # process's own file, is always upgraded on first use.
+    auto_upgrade: bool = False
 
     @field_validator("url")
     @classmethod
@@ -134,6 +140,21 @@ class DatabaseSettings(Section):
                 "database_url",
                 "a SQLite database in memory keeps nothing: name a file, like "
                 "sqlite:///data/paperbot.db (relative) or sqlite:////var/lib/paperbot/bot.db",
+            )
+        return url
+
+    @field_validator("url")
+    @classmethod
+    def _postgresql_names_a_database(cls, url: str) -> str:
+        """Without a name, PostgreSQL connects to the one named like the user (`postgres`, most
+        often) and the bot would write its tables there."""
+        scheme, _, rest = url.partition("://")
+        path = rest.partition("?")[0].partition("/")[2]
+        if scheme.split("+")[0].strip().lower() in ("postgresql", "postgres") and not path.strip():
+            raise PydanticCustomError(
+                "database_url",
+                "a PostgreSQL address must name its database, like "
+                "postgresql+psycopg://paperbot@db:5432/paperbot",
             )
         return url
 
@@ -154,8 +175,31 @@ class FeedsSettings(Section):
     _split = field_validator("urls", mode="before")(_split_list)
 
 
+def _ipv6_or_no_colon(host: str) -> bool:
+    """`::` and `::1` are addresses; `127.0.0.1:9100` is a port too many."""
+    if ":" not in host:
+        return True
+    try:
+        return ipaddress.ip_address(host).version == 6
+    except ValueError:
+        return False
+
+
 class MetricsSettings(Section):
     port: int = Field(default=0, ge=0, le=65535)
+    # the address /metrics and /healthz listen on: this machine only, unless opened on purpose
+    # (0.0.0.0 in a container, whose port is published to the host's 127.0.0.1)
+    host: str = "127.0.0.1"
+
+    @field_validator("host")
+    @classmethod
+    def _one_address(cls, host: str) -> str:
+        host = host.strip().removeprefix("[").removesuffix("]")
+        if not host or any(c.isspace() or c in "/[]" for c in host) or not _ipv6_or_no_colon(host):
+            raise PydanticCustomError(
+                "metrics_host", "must be one address or host name, like 127.0.0.1 or 0.0.0.0"
+            )
+        return host
 
 
 class DeliverySettings(Section):
@@ -294,6 +338,8 @@ def _describe(error: Any) -> str:
     variable = "PAPERBOT_" + "_".join(location[:2]).upper()
     value = error.get("input")
     secret = location[-1] in ("token", "webhook_secret")  # never echoed, even when malformed
+    if isinstance(value, str):
+        value = URL_PASSWORD.sub(r"\1***@", value)
     shown = "" if isinstance(value, dict) or secret else f" (got {value!r})"
     if error["type"] == "extra_forbidden":
         return f"unknown setting {name}{shown}: check the spelling against config/paperbot.toml"

@@ -1,6 +1,6 @@
 """What the operator watches: counters, histograms and gauges (prometheus-client) in a registry
 the running bot owns, and `GET /metrics` and `GET /healthz` served by aiohttp's web server on
-`metrics.port`.
+`metrics.host`:`metrics.port`.
 
 The registry is the bot's own, never prometheus_client's global one: tests, and several runtimes
 in one process, each count their own. The jobs and the sender count what they do as they do it;
@@ -248,7 +248,7 @@ class MetricsServer:
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()
         await web.TCPSite(self.runner, host, port).start()
-        log.info("metrics on port %d: /healthz, /metrics", port)
+        log.info("metrics on %s port %d: /healthz, /metrics", host, port)
 
     async def stop(self) -> None:
         if self.runner is not None:
@@ -272,11 +272,11 @@ async def serve_metrics(
     metrics: Metrics,
     read_store: StoreReading,
     health: Health,
+    host: str,
     port: int,
-    host: str = "0.0.0.0",
 ) -> MetricsServer:
-    """/metrics and /healthz on `port` until `stop()`: `read_store` is called at each scrape (in
-    a thread: it queries the database)."""
+    """/metrics and /healthz on `host`:`port` until `stop()`: `read_store` is called at each
+    scrape (in a thread: it queries the database)."""
     server = MetricsServer(metrics, health, StoreCollector(read_store))
     await server.start(port, host)
     return server

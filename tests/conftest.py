@@ -43,16 +43,21 @@ def clock() -> Clock:
     return Clock(datetime(2026, 10, 22, 12, 0, tzinfo=UTC))
 
 
-def _reset_postgres(url: str) -> None:
+def _reset_postgres(url: str, *, upgrade: bool = True) -> None:
+    """The test PostgreSQL emptied, then upgraded as `paperbot db upgrade` leaves it (only that
+    command creates the schema there); `upgrade=False`: left empty."""
     engine = create_engine(url)
     with engine.begin() as connection:
         connection.execute(text("DROP SCHEMA public CASCADE"))
         connection.execute(text("CREATE SCHEMA public"))
     engine.dispose()
+    if upgrade:
+        Database.upgrade(url)
 
 
 def _open(backend: str, tmp_path: Path) -> Database:
-    """The store on the backend: a SQLite file in tmp_path, or the test PostgreSQL emptied."""
+    """The store on the backend: a SQLite file in tmp_path, or the test PostgreSQL emptied and
+    upgraded."""
     if backend == "postgres":
         if not POSTGRES_URL:
             pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli import Redacted
-from tests.conftest import ROOT, SEEDS
+from bot.store.database import create_database_engine, head_revision
+from tests.conftest import POSTGRES_URL, ROOT, SEEDS, _reset_postgres
+from tests.store.test_database import AHEAD, revision_of, schema_at
 
 CASES = Path(__file__).parent / "data" / "listings"
 
@@ -143,6 +145,22 @@ def test_a_sqlite_url_without_a_file_is_one_line_and_exit_2(workdir: Path) -> No
     assert result.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql+psycopg://postgres@127.0.0.1:5432", "postgresql+psycopg://postgres@127.0.0.1/"],
+)
+def test_a_postgresql_url_without_a_database_is_one_line_and_exit_2(
+    workdir: Path, url: str
+) -> None:
+    result = paperbot(workdir, "status", env={"PAPERBOT_DATABASE_URL": url})
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == (
+        "paperbot: setting database.url (PAPERBOT_DATABASE_URL): a PostgreSQL address must name "
+        "its database, like postgresql+psycopg://paperbot@db:5432/paperbot "
+        f"(got '{url}')\n"
+    )
+
+
 def test_database_url_setting_is_used(workdir: Path) -> None:
     url = f"sqlite:///{workdir / 'elsewhere.db'}"
     paperbot(workdir, "ingest", "seeds", env={"PAPERBOT_DATABASE_URL": url})
@@ -157,6 +175,36 @@ def test_an_unreachable_database_is_one_clear_line(workdir: Path) -> None:
         "cannot open the database postgresql+psycopg://nobody:***@127.0.0.1:1/none" in result.stderr
     )
     assert "secret" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_postgresql_gets_its_schema_only_from_db_upgrade(workdir: Path) -> None:
+    """Any other command on an empty PostgreSQL database says what to run, exit 2 (restarting
+    would not run it: systemd's RestartPreventExitStatus=2 stops there), and creates nothing."""
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
+    env = {"PAPERBOT_DATABASE_URL": POSTGRES_URL, "PAPERBOT_TELEGRAM_TOKEN": "1:x"}
+    _reset_postgres(POSTGRES_URL, upgrade=False)
+    for command in (["status"], ["ingest", "seeds"], ["worker"]):
+        result = paperbot(workdir, *command, env=env)
+        assert (result.returncode, result.stdout) == (2, ""), command
+        assert result.stderr == (
+            "paperbot: the database has no paperbot schema yet: run `paperbot db upgrade`\n"
+        )
+    assert revision_of(POSTGRES_URL) is None
+    assert paperbot(workdir, "db", "upgrade", env=env).returncode == 0
+    assert paperbot(workdir, "status", env=env).returncode == 0
+
+
+def test_a_schema_newer_than_the_code_exits_3_naming_both_revisions(workdir: Path) -> None:
+    """A rollback: every command, `db upgrade` too, stops with exit 3, which the systemd units
+    do not restart and which stops compose's migrate step (bot and workers wait for it)."""
+    url = f"sqlite:///{workdir / 'ahead.db'}"
+    schema_at(url, "9999")
+    head = head_revision(create_database_engine(url))
+    for command in (["status"], ["db", "upgrade"]):
+        result = paperbot(workdir, *command, env={"PAPERBOT_DATABASE_URL": url})
+        assert (result.returncode, result.stdout) == (3, ""), command
+        assert result.stderr == f"paperbot: {AHEAD.format(head=head)}\n"
 
 
 ALLOWED = "allowed: sqlite:///path, postgresql://user:password@host/database"

@@ -48,6 +48,12 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
         ("PAPERBOT_ADMIN_CHAT_IDS", "1,x", "setting admin.chat_ids (PAPERBOT_ADMIN_CHAT_IDS)"),
         ("PAPERBOT_METRICS_PORT", "70000", "setting metrics.port (PAPERBOT_METRICS_PORT)"),
         (
+            "PAPERBOT_METRICS_HOST",
+            "127.0.0.1:9100",
+            "setting metrics.host (PAPERBOT_METRICS_HOST): must be one address or host name, "
+            "like 127.0.0.1 or 0.0.0.0 (got '127.0.0.1:9100')",
+        ),
+        (
             "PAPERBOT_DATABASE_SQLITE_CACHE_MB",
             "1",
             "setting database.sqlite_cache_mb (PAPERBOT_DATABASE_SQLITE_CACHE_MB)",
@@ -63,6 +69,22 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
             )
             for url in ("sqlite:///", "sqlite://", "sqlite:///:memory:", "SQLite+pysqlite:///")
         ],
+        *[
+            (
+                "PAPERBOT_DATABASE_URL",
+                url,
+                "setting database.url (PAPERBOT_DATABASE_URL): a PostgreSQL address must name its "
+                "database, like postgresql+psycopg://paperbot@db:5432/paperbot "
+                f"(got '{shown}')",
+            )
+            for url, shown in (
+                ("postgresql+psycopg://postgres@127.0.0.1:5432", None),
+                ("postgresql+psycopg://postgres@127.0.0.1:5432/", None),
+                ("postgresql://db?sslmode=require", None),
+                ("postgres://bot:s3cret@db/", "postgres://bot:***@db/"),
+            )
+            for shown in [shown or url]
+        ],
     ],
 )
 def test_a_wrong_value_is_one_line_naming_the_setting(
@@ -75,7 +97,13 @@ def test_a_wrong_value_is_one_line_naming_the_setting(
 
 
 @pytest.mark.parametrize(
-    "url", ["sqlite:///data/paperbot.db", "sqlite:////srv/bot.db", "postgresql://db/papers"]
+    "url",
+    [
+        "sqlite:///data/paperbot.db",
+        "sqlite:////srv/bot.db",
+        "postgresql://db/papers",
+        "postgresql+psycopg://bot:pw@127.0.0.1:5432/papers?sslmode=require",
+    ],
 )
 def test_a_database_url_naming_a_database_is_taken(
     monkeypatch: pytest.MonkeyPatch, url: str

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bot.cli import _parser
+from bot.cli import EXIT_SCHEMA_AHEAD, EXIT_USAGE, _parser
 from bot.config import Settings
 from bot.store import Database
 from tests.conftest import ROOT, SEEDS
@@ -254,6 +254,9 @@ def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> Non
         wait = services[name]["depends_on"]["migrate"]
         assert wait == {"condition": "service_completed_successfully"}
     assert services["worker"]["deploy"]["replicas"].startswith("${WORKERS")
+    assert services["bot"]["ports"] == ["127.0.0.1:9100:9100"]  # the host's loopback only
+    for name in ("bot", "worker"):  # paperbot.env's value would make the published port dead
+        assert services[name]["environment"]["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
 
 
 def test_compose_agrees_with_pyyaml_where_it_is_installed() -> None:
@@ -325,6 +328,9 @@ def test_the_image_runs_the_bot_as_a_user_with_a_health_check() -> None:
     volumes = json.loads(instructions["VOLUME"])
     data = Database.folder(environment["PAPERBOT_DATABASE_URL"])
     assert sorted(volumes) == sorted([str(data), environment["PAPERBOT_INBOX_DIR"]])
+    # a published port reaches the container's own address, never its 127.0.0.1 (the default)
+    assert environment["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
+    assert settings()["PAPERBOT_METRICS_HOST"] == "127.0.0.1"
 
 
 # -- systemd --------------------------------------------------------------------------------------
@@ -371,6 +377,9 @@ def test_systemd_units_are_hardened_and_run_paperbot(name: str, runs: str) -> No
     assert service["User"][0] not in ("root", "0")
     assert service["EnvironmentFile"] == ["/etc/paperbot/paperbot.env"]
     assert service["ExecStart"][0].endswith(f"/bin/paperbot {runs}")
+    # a wrong setting, a schema to upgrade, a schema newer than the code: restarting fixes none
+    kept_down = {int(code) for code in service["RestartPreventExitStatus"][0].split()}
+    assert kept_down == {EXIT_USAGE, EXIT_SCHEMA_AHEAD} == {2, 3}
     writable = service["ReadWritePaths"][0].split()
     folder = Path(service["WorkingDirectory"][0])
     data = folder / str(Database.folder(str(settings()["PAPERBOT_DATABASE_URL"])))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.metrics import Metrics
@@ -264,3 +265,30 @@ async def test_a_feed_password_is_masked_in_its_labels(make_world: Any, feeds: F
     shown = f"{feeds.base.replace('http://', 'http://ada:***@')}/rss/cs"
     assert value(samples, "paperbot_feed_papers", feed=shown) == 3
     assert "s3cret" not in text
+
+
+def answers(host: str, port: int) -> bool:
+    """Whether something accepts a connection on host:port (a real socket, no HTTP)."""
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("configured", "reached", "refused"),
+    [
+        ({}, "127.0.0.1", "127.0.0.2"),  # the default: this machine's 127.0.0.1 only
+        ({"host": "127.0.0.2"}, "127.0.0.2", "127.0.0.1"),
+        ({"host": "0.0.0.0"}, "127.0.0.2", None),  # every address (a container's setting)
+    ],
+)
+async def test_the_endpoints_listen_on_the_configured_address(
+    make_world: Any, configured: dict[str, str], reached: str, refused: str | None
+) -> None:
+    port = free_port()
+    await make_world(metrics={"port": port, **configured})
+    assert answers(reached, port)
+    assert refused is None or not answers(refused, port)
+    assert (await health(f"http://{reached}:{port}"))[0] == 200

@@ -5,6 +5,7 @@ with SIGKILL midway the other finishes its work. On SQLite a second process is r
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
 from collections import Counter
@@ -14,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from bot.store import Database, deliveries, papers
+from bot.store.database import create_database_engine, head_revision
 from tests.conftest import POSTGRES_URL, _reset_postgres
 from tests.fake_telegram import FakeTelegram
+from tests.store.test_database import revision_of
 from tests.test_run import drop_seeds, prepare, start, titles
 
 CHATS = 30
@@ -104,3 +107,28 @@ async def test_a_second_process_on_sqlite_is_refused(tmp_path: Path, server: Fak
     finally:
         first.send_signal(signal.SIGTERM)
         assert first.wait(timeout=30) == 0, (tmp_path / "first.log").read_text()
+
+
+@pytest.mark.parametrize("command", ["run", "worker"])
+async def test_database_auto_upgrade_lets_the_service_create_the_schema(
+    tmp_path: Path, server: FakeTelegram, command: str
+) -> None:
+    """database.auto_upgrade on: `run` and `worker` create the PostgreSQL schema themselves
+    (off, the default, they refuse an empty database: tests/test_cli.py)."""
+    if not POSTGRES_URL:
+        pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
+    _reset_postgres(POSTGRES_URL, upgrade=False)
+    process = start(tmp_path, server, POSTGRES_URL, command, PAPERBOT_DATABASE_AUTO_UPGRADE="true")
+    try:
+        for _ in range(150):  # 30 s at most; the worker may never call the Bot API
+            if revision_of(POSTGRES_URL) is not None or process.poll() is not None:
+                break
+            await asyncio.sleep(0.2)
+        running = process.poll() is None  # it took the database it made, and went on
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert running, (tmp_path / "paperbot.log").read_text()
+    engine = create_database_engine(POSTGRES_URL)
+    assert revision_of(POSTGRES_URL) == head_revision(engine)
+    engine.dispose()

@@ -4,6 +4,6 @@ Query functions take the session explicitly plus keyword arguments and return do
 (`Paper`, `ListingFile`), never ORM rows.
 """
 
-from bot.store.database import Database, DatabaseUrlError, StoreError
+from bot.store.database import Database, DatabaseUrlError, SchemaAhead, SchemaBehind, StoreError
 
-__all__ = ["Database", "DatabaseUrlError", "StoreError"]
+__all__ = ["Database", "DatabaseUrlError", "SchemaAhead", "SchemaBehind", "StoreError"]

@@ -38,6 +38,16 @@ class DatabaseUrlError(StoreError):
     """The URL names no database paperbot can use: unreadable, another kind, a missing driver."""
 
 
+class SchemaBehind(StoreError):
+    """The PostgreSQL database has no schema yet, or an older one: `paperbot db upgrade` is the
+    step that changes it, never another command by surprise."""
+
+
+class SchemaAhead(StoreError):
+    """The schema is at a revision this code does not know: a newer paperbot upgraded it (the
+    code was rolled back). Nothing this code does fixes it, restarting included."""
+
+
 ALLOWED_URLS = "allowed: sqlite:///path, postgresql://user:password@host/database"
 
 IDS_AT_ONCE = 1000  # ids in one statement's IN: PostgreSQL binds at most 65,535 parameters
@@ -161,11 +171,56 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
+def schema_problem(engine: Engine) -> StoreError | None:
+    """What keeps this code from using the database's schema (SchemaBehind, SchemaAhead), or
+    None when it is at this code's head."""
+    current, head = current_revision(engine), head_revision(engine)
+    if current == head:
+        return None
+    if current is None:
+        return SchemaBehind("the database has no paperbot schema yet: run `paperbot db upgrade`")
+    script = ScriptDirectory.from_config(_alembic_config(engine))
+    if current not in {revision.revision for revision in script.walk_revisions()}:
+        return SchemaAhead(
+            f"the database schema is at revision {current}, newer than this paperbot knows (its "
+            f"latest is {head}): run the paperbot version that upgraded it, or restore the "
+            "backup taken before that upgrade"
+        )
+    return SchemaBehind(
+        f"the database schema is at revision {current}, this paperbot needs {head}: "
+        "run `paperbot db upgrade`"
+    )
+
+
 def upgrade_database(engine: Engine) -> tuple[str | None, str | None]:
-    """Apply every pending migration; returns (revision before, revision after)."""
-    before = current_revision(engine)
-    command.upgrade(_alembic_config(engine), "head")
-    return before, current_revision(engine)
+    """Apply every pending migration; returns (revision before, revision after). SchemaAhead
+    when the database is past this code (alembic would fail on a revision it cannot find).
+    On PostgreSQL one process at a time: `run` and workers started together, each told to
+    upgrade, wait for the first; the others then find the schema at head."""
+    with _upgrade_lock(engine):
+        if isinstance(problem := schema_problem(engine), SchemaAhead):
+            raise problem
+        before = current_revision(engine)
+        if problem is not None:
+            command.upgrade(_alembic_config(engine), "head")
+        return before, current_revision(engine)
+
+
+@contextmanager
+def _upgrade_lock(engine: Engine) -> Iterator[None]:
+    """A PostgreSQL advisory lock (session-level, on its own connection) around an upgrade."""
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    key = zlib.crc32(b"paperbot:schema upgrade")
+    with engine.connect() as connection:
+        connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": key})
+        connection.commit()
+        try:
+            yield
+        finally:
+            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": key})
+            connection.commit()
 
 
 class Database:
@@ -180,22 +235,19 @@ class Database:
 
     @classmethod
     def open(
-        cls, url: str, *, upgrade: bool | None = None, sqlite_cache_mb: int | None = None
+        cls, url: str, *, upgrade: bool = False, sqlite_cache_mb: int | None = None
     ) -> Database:
-        """Open the database. SQLite (and an empty PostgreSQL database) is upgraded to the current
-        schema on first use; an older PostgreSQL schema asks for `paperbot db upgrade`."""
+        """Open the database at this code's schema. SQLite (one process's own file) is created
+        and upgraded on first use; PostgreSQL only with `upgrade` (database.auto_upgrade, for
+        `run` and `worker`), else an empty or older schema is SchemaBehind. A schema newer than
+        the code is SchemaAhead either way."""
         engine = create_database_engine(url, sqlite_cache_mb=sqlite_cache_mb)
         try:
-            current = current_revision(engine)
-            if upgrade is None:
-                upgrade = engine.dialect.name == "sqlite" or current is None
-            if upgrade:
+            problem = schema_problem(engine)
+            if isinstance(problem, SchemaBehind) and (upgrade or engine.dialect.name == "sqlite"):
                 upgrade_database(engine)
-            elif current != head_revision(engine):
-                raise StoreError(
-                    f"the database schema is at revision {current}, this paperbot needs "
-                    f"{head_revision(engine)}: run `paperbot db upgrade`"
-                )
+            elif problem is not None:
+                raise problem
         except OperationalError as error:
             engine.dispose()
             where = engine.url.render_as_string(hide_password=True)

@@ -193,6 +193,7 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
             runtime.metrics,
             runtime.read_store,
             runtime.health(periods),
+            runtime.settings.metrics.host,
             runtime.settings.metrics.port,
         )
     queue = application.job_queue

@@ -44,7 +44,8 @@ async def run_jobs(runtime: Runtime, stop: asyncio.Event) -> None:
     server = None
     if port:
         health = runtime.health(periods)
-        server = await serve_metrics(runtime.metrics, runtime.read_store, health, port)
+        host = runtime.settings.metrics.host
+        server = await serve_metrics(runtime.metrics, runtime.read_store, health, host, port)
     try:
         await asyncio.gather(
             every(periods["deliver"], jobs.beat, runtime, stop),

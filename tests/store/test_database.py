@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from sqlalchemy import Connection, inspect
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import SQLModel
 
-from bot.store import Database, StoreError
+from bot.store import Database, SchemaAhead, SchemaBehind, StoreError
 from bot.store.database import (
     DatabaseUrlError,
     _alembic_config,
@@ -127,19 +128,85 @@ def test_postgres_spellings_mean_psycopg_3(url: str, understood: str) -> None:
         engine.dispose()
 
 
-def test_postgres_behind_the_code_asks_for_db_upgrade() -> None:
+def schema_at(url: str, revision: str | None) -> None:
+    """The database as a paperbot at `revision` left it: None empty, "0012" an older schema,
+    "9999" one a newer paperbot made (a revision this code does not know)."""
+    if url.startswith("postgresql"):
+        _reset_postgres(url, upgrade=False)
+    if revision is None:
+        return
+    engine = create_database_engine(url)
+    command.upgrade(_alembic_config(engine), min(revision, head_revision(engine) or ""))
+    if revision == "9999":
+        with engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+    engine.dispose()
+
+
+def revision_of(url: str) -> str | None:
+    engine = create_database_engine(url)
+    try:
+        return current_revision(engine)
+    finally:
+        engine.dispose()
+
+
+BEHIND = "run `paperbot db upgrade`"
+AHEAD = (
+    "the database schema is at revision 9999, newer than this paperbot knows (its latest is "
+    "{head}): run the paperbot version that upgraded it, or restore the backup taken before "
+    "that upgrade"
+)
+
+
+@pytest.mark.parametrize(
+    ("revision", "message"),
+    [
+        (None, f"the database has no paperbot schema yet: {BEHIND}"),
+        (
+            "0012",
+            f"the database schema is at revision 0012, this paperbot needs {{head}}: {BEHIND}",
+        ),
+    ],
+)
+def test_postgresql_is_created_and_upgraded_only_on_purpose(
+    revision: str | None, message: str
+) -> None:
+    """Only `paperbot db upgrade` (or `run`/`worker` with database.auto_upgrade: `upgrade=True`)
+    changes a PostgreSQL schema; opening it otherwise says what to run and leaves it as it is."""
     if not POSTGRES_URL:
         pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
-    _reset_postgres(POSTGRES_URL)
-    engine = create_database_engine(POSTGRES_URL)
-    with engine.begin() as connection:
-        connection.exec_driver_sql(
-            "CREATE TABLE alembic_version (version_num varchar(32) PRIMARY KEY)"
-        )
-        connection.exec_driver_sql("INSERT INTO alembic_version VALUES ('0000')")
-    engine.dispose()
-    with pytest.raises(StoreError, match="paperbot db upgrade"):
+    schema_at(POSTGRES_URL, revision)
+    with pytest.raises(SchemaBehind) as raised:
         Database.open(POSTGRES_URL)
+    head = head_revision(create_database_engine(POSTGRES_URL))
+    assert str(raised.value) == message.format(head=head)
+    assert revision_of(POSTGRES_URL) == revision
+    Database.open(POSTGRES_URL, upgrade=True).close()
+    assert revision_of(POSTGRES_URL) == head
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_schema_newer_than_the_code_names_both_revisions(backend: str, tmp_path: Path) -> None:
+    """A rollback: no way of opening it upgrades or runs (alembic cannot even find the revision);
+    SQLite, which upgrades itself, refuses it too."""
+    url = f"sqlite:///{tmp_path / 'ahead.db'}" if backend == "sqlite" else POSTGRES_URL
+    if not url:
+        pytest.skip("PostgreSQL: set PAPERBOT_TEST_DATABASE_URL to run this on PostgreSQL")
+    schema_at(url, "9999")
+    head = head_revision(create_database_engine(url))
+    for use in (Database.open, partial(Database.open, upgrade=True), Database.upgrade):
+        with pytest.raises(SchemaAhead) as raised:
+            use(url)
+        assert str(raised.value) == AHEAD.format(head=head)
+    assert revision_of(url) == "9999"
+
+
+def test_sqlite_upgrades_an_older_schema_itself(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'older.db'}"
+    schema_at(url, "0012")
+    Database.open(url).close()
+    assert revision_of(url) == head_revision(create_database_engine(url))
 
 
 def test_hot_path_connection_is_kept_and_recovers(any_database: Database) -> None:
