@@ -371,21 +371,12 @@ def compose_page(
     return outgoing
 
 
-@dataclass(frozen=True)
-class _Counted:
-    """A filter in the digest's header: how many of its papers the digest has (a paper several
-    filters matched counts under each), and where they are listed."""
-
-    name: str
-    count: int
-    place: str
-
-
 def _filter_counts(
     matched: Sequence[Sequence[MatchedFilter]], groups: Sequence[Group], plan: DigestPlan
-) -> list[_Counted]:
+) -> list[str]:
     """Each filter that matched a paper of the digest, in /list order (filters since removed
-    last), with its count and place: its group's numbers on the first page, "behind the
+    last): its name, how many of the digest's papers it matched (a paper several filters matched
+    counts under each) and where they are: its group's numbers on the first page, "behind the
     button", or, for a filter whose papers all came under earlier filters, that."""
     # papers matched by the same filters share their list (a Waiting's ~590 papers: a few
     # dozen lists), so each list is counted, then its filters
@@ -400,20 +391,19 @@ def _filter_counts(
     for f in sorted(counts, key=lambda f: (not f.number, f.number)):
         g = groups_of.get(f)
         place = "listed under other filters" if g is None else _place(plan.places.get(g))
-        counted.append(_Counted(_group_name(f), counts[f], place))
+        counted.append(f"{_group_name(f)}: {counts[f]} ({place})")
     if None in groups_of:  # papers without a filter (not a ledger's: each row names one)
         g = groups_of[None]
-        counted.append(_Counted("other", len(groups[g][1]), _place(plan.places.get(g))))
+        counted.append(f"other: {len(groups[g][1])} ({_place(plan.places.get(g))})")
     return counted
 
 
-def _header(title: str, count: int, counted: Sequence[_Counted], shown: int) -> str:
+def _header(title: str, count: int, counted: Sequence[str], shown: int) -> str:
     """The digest's first lines: its title and count, the papers per filter with where they are
     (when it has more than one filter), and how many this page lists when it doesn't list all."""
     header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(count, 'new paper')}"
     if len(counted) > 1:  # within a third of a message, whatever the filters
-        line = " · ".join(f"{c.name}: {c.count} ({c.place})" for c in counted)
-        header += "\n" + fit(line, GROUPS_SHOWN)
+        header += "\n" + fit(" · ".join(counted), GROUPS_SHOWN)
     if shown < count:
         header += f"\nThe first {shown} here; the rest behind the button at the end."
     return header

@@ -456,14 +456,19 @@ def mark_deliveries(
     if sent:
         values["new_message_id"] = message_id
         values["new_sent_at"] = mark.sent_at(now) if mark.sent_at else now
-    parameters = (
-        {**values, "row": row, "new_position": position}
-        for position, row in enumerate(delivery_ids)
-    )
     if mark.order is None:  # named parameters
-        rows: list[Any] = list(parameters)
-    else:
-        rows = [tuple(p[n] for n in mark.order) for p in parameters]
+        rows: list[Any] = [
+            {**values, "row": row, "new_position": position}
+            for position, row in enumerate(delivery_ids)
+        ]
+    else:  # a tuple a row, as the statement orders them
+        rows = [
+            tuple(
+                row if n == "row" else position if n == "new_position" else values[n]
+                for n in mark.order
+            )
+            for position, row in enumerate(delivery_ids)
+        ]
     connection.exec_driver_sql(mark.sql, rows)
 
 
