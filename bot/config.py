@@ -33,6 +33,7 @@ from pydantic_settings import (
 )
 
 from bot.core.query import FilterRules, QueryLimits
+from bot.core.secrets import masked_urls
 
 DEFAULT_CONFIG = Path("config/paperbot.toml")
 
@@ -52,7 +53,6 @@ class Section(BaseModel):
 
 
 WEBHOOK_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what Telegram accepts as secret_token
-URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@/\s]*@")  # user:password@ in a database URL
 LISTEN = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]+):(?P<port>[0-9]{1,5})")
 
 
@@ -339,7 +339,7 @@ def _describe(error: Any) -> str:
     value = error.get("input")
     secret = location[-1] in ("token", "webhook_secret")  # never echoed, even when malformed
     if isinstance(value, str):
-        value = URL_PASSWORD.sub(r"\1***@", value)
+        value = masked_urls(value)
     shown = "" if isinstance(value, dict) or secret else f" (got {value!r})"
     if error["type"] == "extra_forbidden":
         return f"unknown setting {name}{shown}: check the spelling against config/paperbot.toml"
