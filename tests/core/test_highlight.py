@@ -19,9 +19,11 @@ PAPER = Paper(
 
 def marked(source: str) -> list[tuple[str, str]]:
     """(field, the marked text) of each highlight, in order."""
-    texts = {"title": PAPER.title, "abstract": PAPER.abstract, "author": PAPER.authors}
+    texts = {"title": PAPER.title, "abstract": PAPER.abstract}
     return [
-        (h.field, str(texts[h.field][h.start : h.end]))
+        (h.field, ", ".join(PAPER.authors[h.start : h.end]))
+        if h.field == "author"  # an author is marked whole, by index
+        else (h.field, texts[h.field][h.start : h.end])
         for h in highlights(parse_query(source), PAPER)
     ]
 
@@ -62,7 +64,7 @@ def marked(source: str) -> list[tuple[str, str]]:
         ("looped NOT (share)", [("title", "Looped")]),
         ("cat:cs.LG looped", [("title", "Looped")]),
         # an author is marked by index, the whole name
-        ("au:Smith looped", [("title", "Looped"), ("author", "('Ada Smith',)")]),
+        ("au:Smith looped", [("title", "Looped"), ("author", "Ada Smith")]),
         ("looped -au:smith", [("title", "Looped")]),
         ("mamba", []),
     ],

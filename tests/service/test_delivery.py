@@ -115,18 +115,21 @@ async def test_an_instant_round_sends_each_pending_row_once(post: Post, clock: C
     assert post.sleeps.seconds == []
 
 
-@pytest.mark.parametrize("style", ["compact", "full"])
-async def test_instant_alerts_follow_the_chats_layout(post: Post, clock: Clock, style: str) -> None:
+@pytest.mark.parametrize("style", [None, "full"])  # None: never chosen, the compact default
+async def test_instant_alerts_follow_the_chats_layout(
+    post: Post, clock: Clock, style: str | None
+) -> None:
     """Compact (the default): each paper at a glance with the filter it matched, its abstract a
     card button away; full: every whole card, abstract quoted."""
-    follow(post, clock, KV_CHAT, '"kv cache"', mode="instant", digest_style=style)
+    chosen = {"digest_style": style} if style else {}
+    follow(post, clock, KV_CHAT, '"kv cache"', mode="instant", **chosen)
     seeds_arrive(post, clock)
     await post.postman.deliver_instant()
     [alert] = post.transport.sent
     assert titles(alert.text) == [BENICE, ELASTICKV]
     assert '"kv cache" (filter 1)' in alert.text
     labels = [[b.label for b in row] for row in alert.buttons]
-    if style == "compact":
+    if style is None:
         assert "<blockquote" not in alert.text and "TL;DR" in alert.text
         assert labels == [["📄 1", "👍 1", "👎 1"], ["📄 2", "👍 2", "👎 2"]]  # seeds: no arXiv id
         post.transport.sent = []
