@@ -47,8 +47,8 @@ _TYPED_ARXIV_ID = re.compile(
     r"(?:arxiv:"
     r"|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/"
     r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\.)?"
-    r"(?P<id>\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[a-z]{2})?/\d{7})(?:v\d+)?"
-    r"(?:\.pdf)?/?(?:[?#]\S*)?",
+    + ARXIV_ID.pattern  # the id as everywhere, any case: MATH.gt/0309136
+    + r"(?:\.pdf)?/?(?:[?#]\S*)?",
     re.I,
 )
 _AROUND_AN_ID = "<>()[]\"'.,;"  # what a pasted id may come wrapped in: <https://...>, (2506.01234).

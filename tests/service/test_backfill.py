@@ -33,9 +33,10 @@ def queue(database: Database, similar: Similar, filter_id: int, chat_id: int = C
     )
 
 
-def statuses(database: Database) -> dict[str, int]:
+def statuses(database: Database, chat_id: int | None = CHAT) -> dict[str, int]:
+    """The ledger's rows by status: the chat's, or (None) every chat's."""
     with database.session() as session:
-        return deliveries.count_deliveries(session, chat_id=CHAT)
+        return deliveries.count_deliveries(session, chat_id=chat_id)
 
 
 def test_a_keyword_filters_recent_matches_are_queued_once(database: Database, clock: Clock) -> None:
@@ -99,4 +100,4 @@ def test_only_the_chats_own_filter_is_queued(database: Database, clock: Clock) -
     assert isinstance(saved, Subscribed)
     assert queue(database, similar, saved.filter_id, chat_id=OTHER_CHAT) is None
     assert queue(database, similar, saved.filter_id + 1) is None  # no such filter
-    assert statuses(database) == {}
+    assert statuses(database, chat_id=None) == {}  # no row for either chat
