@@ -381,6 +381,13 @@ def printable(text: str) -> str:
     return _UNPRINTABLE.sub("", text)
 
 
+def first_line(error: BaseException) -> str:
+    """An error's message in one line (SQLAlchemy's and psycopg's go on with the statement and
+    its values), or its type when it has none."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def clean_text(text: str | None, *, html_input: bool = False, tex: bool = True) -> str:
     """The one normalisation every parser applies to every text field."""
     if not text:

@@ -21,6 +21,7 @@ from bot.core.listings import ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.core.render import plural
 from bot.core.secrets import masked_urls
+from bot.core.text import first_line
 from bot.service import Clock, utc_now
 from bot.store import Database, feeds, files, papers
 
@@ -307,7 +308,7 @@ def _ingest_file(
         if database.out_of_reach(error) is not None:
             raise
         log.debug("listing %s failed", path, exc_info=True)
-        reason = f"could not be ingested: {_first_line(error)}"
+        reason = f"could not be ingested: {first_line(error)[:500]}"
         try:
             return _refuse(database, path, reason, now=now, retry_failed=retry_failed)
         except Exception as also:
@@ -315,12 +316,6 @@ def _ingest_file(
                 raise
             log.warning("listing %s failed: %s (not recorded: %s)", path, reason, also)
             return FileReport(str(path), "failed", error=reason)
-
-
-def _first_line(error: BaseException) -> str:
-    """An error's message in one line (SQLAlchemy's go on with the statement and its values)."""
-    lines = str(error).strip().splitlines()
-    return (lines[0] if lines else type(error).__name__)[:500]
 
 
 def _ingest_path(

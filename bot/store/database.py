@@ -25,6 +25,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
+from bot.core.text import first_line
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 log = logging.getLogger(__name__)
@@ -128,7 +130,7 @@ def _out_of_reach(error: BaseException) -> str | None:
         error.connection_invalidated or client_side or state.startswith(OUT_OF_REACH_STATES)
     ):
         return None
-    return next(iter(str(cause).splitlines()), "") or type(cause).__name__
+    return first_line(cause or error)
 
 
 # Waits between attempts of a write that must not be lost (about half a minute in all).

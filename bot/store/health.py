@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from bot.core.text import first_line
 from bot.store.database import Database
 
 REVISION = "SELECT version_num FROM alembic_version"
@@ -42,5 +43,4 @@ def _sqlite_problem(path: Path, timeout: float) -> str | None:
 
 
 def _reason(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return f"cannot read the database: {type(error).__name__}: {lines[0] if lines else '?'}"
+    return f"cannot read the database: {type(error).__name__}: {first_line(error)}"
