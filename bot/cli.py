@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot import __version__
-from bot.config import Settings, SettingsError, load_settings
+from bot.config import Settings, SettingsError, StartupError, load_settings
 from bot.core.query import InvalidQuery
 from bot.core.render import plural
 from bot.core.secrets import masked_urls
@@ -268,6 +268,12 @@ def _cmd_service(command: str, settings: Settings, database: Database) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    except SettingsError as error:  # a setting the start met: a port not this machine's
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except StartupError as error:  # the moment's: a port another process holds
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as error:  # one line, never the token; the traceback with -v
         logging.getLogger(__name__).debug("%s stopped", command, exc_info=True)
         print(

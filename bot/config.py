@@ -5,6 +5,7 @@ Loaded and validated once, in main(); a wrong value is one clear line naming the
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import re
@@ -40,6 +41,26 @@ DEFAULT_CONFIG = Path("config/paperbot.toml")
 
 class SettingsError(ValueError):
     """A setting is missing or wrong; str() is what the operator reads."""
+
+
+class StartupError(RuntimeError):
+    """The process cannot start now, its settings being right (a port another process holds):
+    str() is what the operator reads."""
+
+
+def cannot_listen(
+    error: OSError, address: str, serving: str, settings: str
+) -> SettingsError | StartupError:
+    """A server's failure to listen on `address`, as the operator's one line naming the
+    `settings`: SettingsError when they must change, StartupError when another process is
+    in the way."""
+    reason = {
+        errno.EADDRINUSE: "the port is in use by another process",
+        errno.EADDRNOTAVAIL: "the address is not one of this machine's",
+        errno.EACCES: "a port under 1024 needs privileges",
+    }.get(error.errno or 0, error.strerror or str(error))
+    line = f"cannot listen on {address} for {serving}: {reason} ({settings})"
+    return StartupError(line) if error.errno == errno.EADDRINUSE else SettingsError(line)
 
 
 def _split_list(value: Any) -> Any:

@@ -25,6 +25,7 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.config import cannot_listen
 from bot.core.secrets import masked_urls
 
 if TYPE_CHECKING:
@@ -247,7 +248,13 @@ class MetricsServer:
         app.router.add_get("/healthz", self.healthz)
         self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()
-        await web.TCPSite(self.runner, host, port).start()
+        try:
+            await web.TCPSite(self.runner, host, port).start()
+        except OSError as error:
+            await self.stop()
+            shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            settings = "PAPERBOT_METRICS_HOST, PAPERBOT_METRICS_PORT"
+            raise cannot_listen(error, shown, "/metrics and /healthz", settings) from None
         log.info("metrics on %s port %d: /healthz, /metrics", host, port)
 
     async def stop(self) -> None:

@@ -149,11 +149,42 @@ def create_database_engine(url: str, *, sqlite_cache_mb: int | None = None) -> E
     parsed = database_url(url)
     if parsed.get_backend_name() == "sqlite":
         if (folder := _file_folder(parsed)) is not None:
-            folder.mkdir(parents=True, exist_ok=True)
+            _make_folder(folder)
         engine = create_engine(parsed, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas(sqlite_cache_mb))
         return engine
     return create_engine(parsed, pool_pre_ping=True)
+
+
+def _make_folder(folder: Path) -> None:
+    """The SQLite file's folder, made when missing; DatabaseUrlError when it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DatabaseUrlError(
+            f"cannot create the folder {folder} for the SQLite file: {error.strerror}"
+        ) from None
+
+
+@contextmanager
+def _reached(engine: Engine) -> Iterator[None]:
+    """Errors of opening the database as one line: a SQLite file that is no database or cannot
+    be written is the URL's fault (DatabaseUrlError); a server out of reach is StoreError. The
+    engine is disposed of on any error."""
+    try:
+        yield
+    except DBAPIError as error:
+        engine.dispose()
+        where = engine.url.render_as_string(hide_password=True)
+        if engine.dialect.name == "sqlite":
+            raise DatabaseUrlError(f"{where}: {first_line(error.orig or error)}") from None
+        reason = " ".join(str(error.orig).split())  # psycopg's hint on a line of its own
+        if isinstance(error, OperationalError):
+            raise StoreError(f"cannot open the database {where}: {reason}") from None
+        raise
+    except BaseException:
+        engine.dispose()
+        raise
 
 
 def _alembic_config(engine: Engine) -> Config:
@@ -244,19 +275,12 @@ class Database:
         `run` and `worker`), else an empty or older schema is SchemaBehind. A schema newer than
         the code is SchemaAhead either way."""
         engine = create_database_engine(url, sqlite_cache_mb=sqlite_cache_mb)
-        try:
+        with _reached(engine):
             problem = schema_problem(engine)
             if isinstance(problem, SchemaBehind) and (upgrade or engine.dialect.name == "sqlite"):
                 upgrade_database(engine)
             elif problem is not None:
                 raise problem
-        except OperationalError as error:
-            engine.dispose()
-            where = engine.url.render_as_string(hide_password=True)
-            raise StoreError(f"cannot open the database {where}: {error.orig}") from None
-        except BaseException:
-            engine.dispose()
-            raise
         return cls(engine)
 
     @staticmethod
@@ -269,10 +293,10 @@ class Database:
     def upgrade(url: str) -> tuple[str | None, str | None]:
         """`paperbot db upgrade`: every pending migration applied; (revision before, after)."""
         engine = create_database_engine(url)
-        try:
-            return upgrade_database(engine)
-        finally:
-            engine.dispose()
+        with _reached(engine):
+            before_after = upgrade_database(engine)
+        engine.dispose()
+        return before_after
 
     @staticmethod
     def backup(url: str, path: Path) -> None:
@@ -449,8 +473,11 @@ class Database:
         if _file_folder(parsed) is None:
             return None
         path = Path(f"{parsed.database}.lock")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = path.open("a+")
+        _make_folder(path.parent)
+        try:
+            lock = path.open("a+")
+        except OSError as error:
+            raise DatabaseUrlError(f"cannot open {path}: {error.strerror}") from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -26,13 +26,14 @@ from telegram.ext import (
 
 from bot import jobs
 from bot.commands import COMMANDS, Caller, handle_text, press_button
-from bot.config import Settings
+from bot.config import Settings, cannot_listen
 from bot.core.flood import FloodGate, Verdict
 from bot.core.render import split_message
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
 from bot.service import chats
+from bot.telegram.startup import reach_telegram, stopped_by_signals
 from bot.telegram.transport import NO_PREVIEW, TelegramTransport, markup, telegram_request
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,10 @@ def bot_menu() -> list[tuple[str, str]]:
 async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """At start: the command menu, rows in flight at the last stop resumed, jobs scheduled."""
     runtime: Runtime = application.bot_data["runtime"]
-    await application.bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
+    try:
+        await application.bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
+    except TelegramError as error:  # the menu is a convenience: set again at the next start
+        log.warning("could not set the command menu in Telegram (%s); going on", error)
     resumed = runtime.postman.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
@@ -259,7 +263,11 @@ def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> No
     log.info("paperbot starting; inbox %s scanned every %s s", inbox.dir, inbox.scan_seconds)
     logging.getLogger("telegram.ext").addFilter(RefusedTokenToldOnce())
     telegram = settings.telegram
+    loop = asyncio.new_event_loop()  # python-telegram-bot's run_* take the current loop
+    asyncio.set_event_loop(loop)
     try:
+        if not loop.run_until_complete(_reach(application, telegram.api_url)):
+            return  # stopped while Telegram could not be reached
         if telegram.webhook_url is None:
             application.run_polling(
                 allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
@@ -268,10 +276,31 @@ def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> No
             log.info(
                 "webhook mode: %s, listening on %s", telegram.webhook_url, telegram.webhook_listen
             )
-            application.run_webhook(**webhook_options(settings), close_loop=False)
+            _run_webhook(application, settings)
     finally:
         _close_requests(application)
-    log.info("paperbot stopped")
+        loop.close()
+        log.info("paperbot stopped")
+
+
+async def _reach(application: Application[Any, Any, Any, Any, Any, Any], api_url: str) -> bool:
+    """The bot's getMe before python-telegram-bot starts (which then finds the bot ready): its
+    own start gives up at the first network error."""
+    stop = asyncio.Event()
+    with stopped_by_signals(stop):
+        return await reach_telegram(application.bot.initialize, stop, api_url)
+
+
+def _run_webhook(
+    application: Application[Any, Any, Any, Any, Any, Any], settings: Settings
+) -> None:
+    try:
+        application.run_webhook(**webhook_options(settings), close_loop=False)
+    except OSError as error:  # the webhook server's port (python-telegram-bot's tornado)
+        listen = settings.telegram.webhook_listen
+        raise cannot_listen(
+            error, listen, "Telegram's webhook", "PAPERBOT_TELEGRAM_WEBHOOK_LISTEN"
+        ) from None
 
 
 class RefusedTokenToldOnce(logging.Filter):
@@ -286,7 +315,7 @@ def _close_requests(application: Application[Any, Any, Any, Any, Any, Any]) -> N
     """python-telegram-bot closes its connections only when its start-up got through: after a
     refused token they would stay open, and asyncio would log so at exit."""
     requests = application.bot_data["requests"]
-    loop = asyncio.get_event_loop()
+    loop = asyncio.get_event_loop()  # run_service's, still open
     loop.run_until_complete(asyncio.gather(*(request.shutdown() for request in requests)))
 
 

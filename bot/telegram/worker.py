@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 from collections.abc import Callable
 
 from telegram import Bot
@@ -19,6 +18,7 @@ from bot.config import Settings
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
+from bot.telegram.startup import reach_telegram, stopped_by_signals
 from bot.telegram.transport import TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
@@ -62,22 +62,30 @@ async def work(
     settings: Settings, token: str, make_runtime: Callable[[Transport], Runtime]
 ) -> None:
     bot = Bot(token, base_url=settings.telegram.api_url, request=telegram_request())
-    async with bot:  # initialised (getMe) and shut down
-        runtime = make_runtime(TelegramTransport(bot))
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for stopping in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(stopping, stop.set)
-        resumed = runtime.postman.resume()
-        if resumed:
-            log.info("%d deliveries were in flight at the last stop: resending", resumed)
-        log.info("paperbot worker running as %s", runtime.postman.holder)
+    stop = asyncio.Event()
+    with stopped_by_signals(stop):
         try:
-            await run_jobs(runtime, stop)
+            if await reach_telegram(bot.initialize, stop, settings.telegram.api_url):
+                await _work(bot, make_runtime, stop)
         finally:
-            await runtime.ranker.settle()
-            runtime.leave()
+            await bot.shutdown()
     log.info("paperbot worker stopped")
+
+
+async def _work(
+    bot: Bot, make_runtime: Callable[[Transport], Runtime], stop: asyncio.Event
+) -> None:
+    """The jobs until `stop`, Telegram reached."""
+    runtime = make_runtime(TelegramTransport(bot))
+    resumed = runtime.postman.resume()
+    if resumed:
+        log.info("%d deliveries were in flight at the last stop: resending", resumed)
+    log.info("paperbot worker running as %s", runtime.postman.holder)
+    try:
+        await run_jobs(runtime, stop)
+    finally:
+        await runtime.ranker.settle()
+        runtime.leave()
 
 
 def run_worker(
