@@ -259,13 +259,13 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
     assert "ix_delivery_waiting" in plan, plan
 
 
-def test_waiting_rows_are_found_through_their_index(tmp_path: Path) -> None:
+def test_waiting_rows_are_found_through_their_index(tmp_path: Path, sqlite_template: Path) -> None:
     """The delivery rounds' questions (which chats have rows waiting, a chat's waiting rows and
     their number) and the changes to waiting rows (a chat's failed, those left sending put back)
     go through the partial index of waiting rows: SQLite uses it only when a statement repeats
     its condition word for word, so one written otherwise would read every row of the ledger's
     history. (PostgreSQL's: the test of a big batch above.)"""
-    sqlite_database = _open("sqlite", tmp_path)
+    sqlite_database = _open("sqlite", tmp_path, sqlite_template)
     with sqlite_database.session() as session:
         a, b, c = setup_chats(session)
         rows = [(1, p, 0, [1]) for p in (a, b, c)] + [(2, a, 0, [2])]
