@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,13 +83,18 @@ def make_settings(tmp_path: Path, api_url: str, **sections: dict[str, Any]) -> S
 
 
 @pytest.fixture
-async def make_world(tmp_path: Path, clock: Clock) -> AsyncIterator[Callable[..., Any]]:
-    """Starts a bot (settings sections and sender limits as keyword arguments)."""
+async def make_world(
+    tmp_path: Path, clock: Clock, sqlite_template: Path
+) -> AsyncIterator[Callable[..., Any]]:
+    """Starts a bot (settings sections and sender limits as keyword arguments); a second one
+    in the same test finds the first one's database."""
     started: list[tuple[FakeTelegram, Application[Any, Any, Any, Any, Any, Any], Database]] = []
 
     async def start(limits: Limits | None = None, **sections: dict[str, Any]) -> World:
         server = FakeTelegram()
         settings = make_settings(tmp_path, server.start(), **sections)
+        if not (tmp_path / "bot.db").exists():
+            shutil.copyfile(sqlite_template, tmp_path / "bot.db")
         database = Database.open(settings.database.url)
         fake_time = FakeTime()
 
