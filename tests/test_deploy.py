@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tomllib
 from contextlib import closing
 from fnmatch import fnmatch
@@ -39,6 +42,8 @@ PENDING_COMMANDS: set[str] = set()
 OTHER_VARIABLES = {"PAPERBOT_CONFIG", "PAPERBOT_TELEGRAM_TOKEN_FILE", "PAPERBOT_DATABASE_URL_FILE"}
 # set by the image, not by an operator: the commit it was built from, read by bot/metrics.py
 BUILD_VARIABLES = {"PAPERBOT_BUILD_COMMIT"}
+# the secrets deploy/ hands over as files (Docker secrets, systemd credentials), by name
+SECRETS = {"telegram_token": "PAPERBOT_TELEGRAM_TOKEN", "database_url": "PAPERBOT_DATABASE_URL"}
 
 
 def settings() -> dict[str, Any]:
@@ -253,10 +258,6 @@ def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> Non
             "args": {"PAPERBOT_BUILD_COMMIT": "${PAPERBOT_BUILD_COMMIT:-}"},
         }
         assert service["env_file"] == "paperbot.env"
-        url = service["environment"]["PAPERBOT_DATABASE_URL"]
-        assert re.fullmatch(
-            r"postgresql\+psycopg://paperbot:\$\{POSTGRES_PASSWORD.*\}@postgres:5432/paperbot", url
-        )
         assert any(v.endswith(":/var/lib/paperbot/inbox") for v in service["volumes"])
         assert service["depends_on"]["postgres"] == {"condition": "service_healthy"}
     assert services["migrate"]["restart"] == "no"
@@ -268,6 +269,30 @@ def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> Non
     assert services["bot"]["ports"] == ["127.0.0.1:9100:9100"]  # the host's loopback only
     for name in ("bot", "worker"):  # paperbot.env's value would make the published port dead
         assert services[name]["environment"]["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_compose_hands_the_secrets_over_as_files() -> None:
+    """Docker secrets, mounted at /run/secrets/NAME: no secret in any service's environment
+    (`docker inspect` shows it), the files kept out of git and of the image's build context."""
+    document = compose()
+    files = {name: secret["file"] for name, secret in document["secrets"].items()}
+    assert files == {name: f"./secrets/{name}" for name in [*SECRETS, "postgres_password"]}
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "deploy/secrets/" in ignored and all(
+        dockerignored(f"deploy/{f}") for f in files.values()
+    )
+    services = document["services"]
+    for name in ("migrate", "bot", "worker"):
+        assert services[name]["secrets"] == list(SECRETS)
+        assert {
+            variable: services[name]["environment"][f"{variable}_FILE"]
+            for variable in SECRETS.values()
+        } == {variable: f"/run/secrets/{secret}" for secret, variable in SECRETS.items()}
+    postgres = services["postgres"]
+    assert postgres["secrets"] == ["postgres_password"]
+    assert postgres["environment"]["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
+    given = {name for service in services.values() for name in service.get("environment", {})}
+    assert not given & {*SECRETS.values(), "POSTGRES_PASSWORD"}
 
 
 def test_compose_agrees_with_pyyaml_where_it_is_installed() -> None:
@@ -470,13 +495,46 @@ def test_systemd_units_are_hardened_and_run_paperbot(name: str, runs: str) -> No
     assert sorted(writable) == sorted([str(data), inbox])
 
 
+@pytest.mark.parametrize("name", ["paperbot.service", "paperbot-worker@.service"])
+def test_systemd_units_hand_the_secrets_over_as_credentials(name: str) -> None:
+    """Root's files, copied by systemd into the service's own credentials folder (%d)."""
+    service = unit(name)
+    loaded = dict(value.split(":", 1) for value in service["LoadCredential"])
+    assert loaded == {secret: f"/etc/paperbot/{secret}" for secret in SECRETS}
+    environment = dict(value.split("=", 1) for value in service["Environment"])
+    assert environment == {f"{v}_FILE": f"%d/{secret}" for secret, v in SECRETS.items()}
+
+
 def test_the_admin_wrapper_runs_paperbot_as_the_service_does() -> None:
     wrapper = (DEPLOY / "paperbot-admin").read_text()
     service = unit("paperbot.service")
     assert f"--uid={service['User'][0]}" in wrapper
     assert f"--working-directory={service['WorkingDirectory'][0]}" in wrapper
     assert f"EnvironmentFile={service['EnvironmentFile'][0]}" in wrapper
+    assert all(f"LoadCredential={value}" in wrapper for value in service["LoadCredential"])
     assert service["ExecStart"][0].removesuffix(" run") + ' "$@"' in wrapper
+
+
+def test_the_admin_wrapper_reads_the_secrets_where_systemd_puts_them(tmp_path: Path) -> None:
+    """The wrapper's shell command, run as systemd would run it: the credentials folder in
+    $CREDENTIALS_DIRECTORY, this checkout's paperbot in place of the venv's."""
+    wrapper = (DEPLOY / "paperbot-admin").read_text()
+    script = re.search(r"/bin/sh -c '(.*?)' paperbot \"\$@\"", wrapper, re.S)
+    assert script, "the wrapper runs paperbot through /bin/sh -c"
+    installed = unit("paperbot.service")["ExecStart"][0].removesuffix(" run")
+    command = script[1].replace(installed, f'"{sys.executable}" -m bot')
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "database_url").write_text(f"sqlite:///{tmp_path}/from-the-file.db\n")
+    (credentials / "telegram_token").write_text("123456:from-the-file\n")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment |= {"CREDENTIALS_DIRECTORY": str(credentials), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        ["sh", "-c", command, "paperbot", "status"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "from-the-file.db").is_file() and not (tmp_path / "data").exists()
 
 
 # -- the env example ------------------------------------------------------------------------------
@@ -505,7 +563,8 @@ def test_the_env_example_names_every_setting_with_its_default() -> None:
             assert value == shown(default), f"{name}: the example's default is not the code's"
         line = re.search(rf"^.*\n(# )?{name}=", text, re.M)
         assert line and line[0].startswith("# "), f"{name}: one comment line above it"
-    assert example["PAPERBOT_TELEGRAM_TOKEN"] == (False, ""), "the token is the one to fill in"
+    for variable in SECRETS.values():  # files of their own, never in the env file
+        assert example[variable][0], f"{variable} is set in the env example"
 
 
 # -- paperbot db backup ---------------------------------------------------------------------------
