@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import platform
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from aiohttp import web
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot import __version__
 from bot.config import cannot_listen
 from bot.core.secrets import masked_urls
 
@@ -91,6 +94,15 @@ class Metrics:
             ["job"], registry=registry,
         )  # fmt: skip
         self.succeeded_at: dict[str, datetime] = {}  # the same, for /healthz
+        # What runs, for dashboards and alerts across a rolling upgrade; the commit is the image's
+        # build argument (deploy/Dockerfile), empty for an install from source.
+        Info(
+            "paperbot_build", "The running paperbot: its version, Python's and the commit.",
+            registry=registry,
+        ).info({
+            "version": __version__, "python": platform.python_version(),
+            "commit": os.environ.get("PAPERBOT_BUILD_COMMIT", ""),
+        })  # fmt: skip
         for labels, metric in [
             (FILE_OUTCOMES, self.files),
             (MESSAGE_OUTCOMES, self.messages),

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,13 @@ def paperbot(
         text=True,
         timeout=120,
     )
+
+
+def test_version_is_pyprojects(tmp_path: Path) -> None:
+    """`--version` reads the installed package's metadata: the number pyproject.toml gives."""
+    result = paperbot(tmp_path, "--version")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert (result.returncode, result.stdout) == (0, f"paperbot {project['version']}\n")
 
 
 def test_ingest_seeds_json_then_again_all_skipped(workdir: Path) -> None:

@@ -7,16 +7,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tomllib
 from contextlib import closing
 from fnmatch import fnmatch
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from bot.cli import EXIT_SCHEMA_AHEAD, EXIT_USAGE, _parser
 from bot.config import Settings
@@ -34,6 +40,10 @@ PENDING_SETTINGS: set[str] = set()
 PENDING_COMMANDS: set[str] = set()
 # read by bot/config.py itself: the settings file's path, and the files secrets may come from
 OTHER_VARIABLES = {"PAPERBOT_CONFIG", "PAPERBOT_TELEGRAM_TOKEN_FILE", "PAPERBOT_DATABASE_URL_FILE"}
+# set by the image, not by an operator: the commit it was built from, read by bot/metrics.py
+BUILD_VARIABLES = {"PAPERBOT_BUILD_COMMIT"}
+# the secrets deploy/ hands over as files (Docker secrets, systemd credentials), by name
+SECRETS = {"telegram_token": "PAPERBOT_TELEGRAM_TOKEN", "database_url": "PAPERBOT_DATABASE_URL"}
 
 
 def settings() -> dict[str, Any]:
@@ -135,7 +145,7 @@ def test_every_data_file_of_the_package_ships_in_its_wheel() -> None:
 
 
 def test_every_variable_named_is_a_setting() -> None:
-    real = set(settings()) | OTHER_VARIABLES | PENDING_SETTINGS
+    real = set(settings()) | OTHER_VARIABLES | BUILD_VARIABLES | PENDING_SETTINGS
     unknown = sorted(f"{name} in {file}" for file, name in variables_named() if name not in real)
     assert not unknown, "not a setting of bot/config.py: " + "; ".join(unknown)
 
@@ -148,6 +158,8 @@ def test_pending_settings_exist() -> None:
 def test_other_variables_are_read_by_the_settings() -> None:
     source = (ROOT / "bot" / "config.py").read_text()
     assert all(f'"{name}"' in source for name in OTHER_VARIABLES)
+    source = (ROOT / "bot" / "metrics.py").read_text()
+    assert all(f'"{name}"' in source for name in BUILD_VARIABLES)
 
 
 def test_every_command_run_is_a_command() -> None:
@@ -240,12 +252,12 @@ def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> Non
     for name, command in runs.items():
         service = services[name]
         assert " ".join(service["command"]) == command
-        assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
+        assert service["build"] == {
+            "context": "..",
+            "dockerfile": "deploy/Dockerfile",
+            "args": {"PAPERBOT_BUILD_COMMIT": "${PAPERBOT_BUILD_COMMIT:-}"},
+        }
         assert service["env_file"] == "paperbot.env"
-        url = service["environment"]["PAPERBOT_DATABASE_URL"]
-        assert re.fullmatch(
-            r"postgresql\+psycopg://paperbot:\$\{POSTGRES_PASSWORD.*\}@postgres:5432/paperbot", url
-        )
         assert any(v.endswith(":/var/lib/paperbot/inbox") for v in service["volumes"])
         assert service["depends_on"]["postgres"] == {"condition": "service_healthy"}
     assert services["migrate"]["restart"] == "no"
@@ -257,6 +269,30 @@ def test_compose_runs_postgres_then_migrations_then_the_bot_and_workers() -> Non
     assert services["bot"]["ports"] == ["127.0.0.1:9100:9100"]  # the host's loopback only
     for name in ("bot", "worker"):  # paperbot.env's value would make the published port dead
         assert services[name]["environment"]["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_compose_hands_the_secrets_over_as_files() -> None:
+    """Docker secrets, mounted at /run/secrets/NAME: no secret in any service's environment
+    (`docker inspect` shows it), the files kept out of git and of the image's build context."""
+    document = compose()
+    files = {name: secret["file"] for name, secret in document["secrets"].items()}
+    assert files == {name: f"./secrets/{name}" for name in [*SECRETS, "postgres_password"]}
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "deploy/secrets/" in ignored and all(
+        dockerignored(f"deploy/{f}") for f in files.values()
+    )
+    services = document["services"]
+    for name in ("migrate", "bot", "worker"):
+        assert services[name]["secrets"] == list(SECRETS)
+        assert {
+            variable: services[name]["environment"][f"{variable}_FILE"]
+            for variable in SECRETS.values()
+        } == {variable: f"/run/secrets/{secret}" for secret, variable in SECRETS.items()}
+    postgres = services["postgres"]
+    assert postgres["secrets"] == ["postgres_password"]
+    assert postgres["environment"]["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
+    given = {name for service in services.values() for name in service.get("environment", {})}
+    assert not given & {*SECRETS.values(), "POSTGRES_PASSWORD"}
 
 
 def test_compose_agrees_with_pyyaml_where_it_is_installed() -> None:
@@ -287,18 +323,21 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
 
 
 def dockerignored(path: str) -> bool:
-    """Whether the repository's .dockerignore keeps a top-level path out of the build context
-    (its patterns in order, the last that matches wins, `!` lets a path back in)."""
+    """Whether the repository's .dockerignore keeps a path out of the build context, as Docker
+    reads it: the patterns in order, the last that matches the path or a folder above it wins,
+    `!` lets a path back in, `*` stays within a folder and `**` crosses folders."""
+    parts = path.split("/")
+    paths = ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
     ignored = False
     for pattern in (ROOT / ".dockerignore").read_text().splitlines():
         pattern = pattern.strip()
         if not pattern or pattern.startswith("#"):
             continue
         negated = pattern.startswith("!")
-        pattern = pattern.lstrip("!").rstrip("/")
-        if "/" not in pattern and re.fullmatch(
-            pattern.replace(".", r"\.").replace("*", ".*"), path
-        ):
+        words = re.split(r"(\*\*/|\*\*|\*|\?)", pattern.lstrip("!").rstrip("/"))
+        wildcards = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+        regex = "".join(wildcards.get(word, re.escape(word)) for word in words)
+        if any(re.fullmatch(regex, candidate) for candidate in paths):
             ignored = not negated
     return ignored
 
@@ -309,17 +348,19 @@ def test_what_the_dockerfile_copies_exists_and_is_in_the_build_context() -> None
         if instruction in ("COPY", "ADD"):
             words = [w for w in arguments.split() if not w.startswith("--")]
             copied += words[:-1]
-    assert {"pyproject.toml", "bot"} <= set(copied)
+    assert {"pyproject.toml", "bot", "deploy/requirements.lock"} <= set(copied)
     for source in copied:
         assert (ROOT / source).exists(), f"COPY {source}: no such file in the repository"
         assert not dockerignored(source), f"COPY {source}: left out by .dockerignore"
-    assert dockerignored(".venv") and dockerignored("data") and dockerignored("deploy")
+    kept_out = [".venv", "data", "deploy", "deploy/paperbot.env", "deploy/telegram_token"]
+    assert all(dockerignored(path) for path in kept_out)
+    assert not dockerignored("bot/core/filters.py") and dockerignored("bot/__pycache__/x.pyc")
 
 
 def test_the_image_runs_the_bot_as_a_user_with_a_health_check() -> None:
     instructions = dict(dockerfile_instructions())
     instructions["ENV"] = " ".join(a for i, a in dockerfile_instructions() if i == "ENV")
-    assert re.match(r"python:3\.(1[1-9])-slim", instructions["FROM"])
+    assert re.match(r"python:3\.1[1-9]\.\d+-slim", instructions["FROM"])  # see the next test
     assert instructions["USER"] not in ("root", "0")
     assert json.loads(instructions["CMD"]) == ["paperbot", "run"]
     check = instructions["HEALTHCHECK"]
@@ -331,6 +372,73 @@ def test_the_image_runs_the_bot_as_a_user_with_a_health_check() -> None:
     # a published port reaches the container's own address, never its 127.0.0.1 (the default)
     assert environment["PAPERBOT_METRICS_HOST"] == "0.0.0.0"
     assert settings()["PAPERBOT_METRICS_HOST"] == "127.0.0.1"
+
+
+# -- the lock file ---------------------------------------------------------------------------------
+
+LOCK = DEPLOY / "requirements.lock"
+# an exact release (no floating `python:3.12-slim`), optionally its digest too
+BASE_IMAGE = re.compile(r"python:(3\.1[1-9]\.\d+)-slim-[a-z]+(@sha256:[0-9a-f]{64})?")
+
+
+def locked() -> dict[str, tuple[str, list[str]]]:
+    """The lock's packages: normalized name -> (version, sha256 hashes)."""
+    text = re.sub(r"\\\n", " ", LOCK.read_text())
+    found = {}
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            requirement, *options = line.split()
+            name, _, version = requirement.partition("==")
+            hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})\b", " ".join(options))
+            found[canonicalize_name(name)] = (version, hashes)
+    return found
+
+
+def runtime_requirements() -> list[Requirement]:
+    """pyproject's dependencies, and those of the extras they name (python-telegram-bot's job
+    queue and webhooks), as the installed packages' metadata lists them."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    direct = [Requirement(line) for line in project["dependencies"]]
+    found = list(direct)
+    for requirement in direct:
+        for line in metadata.requires(requirement.name) or []:
+            nested = Requirement(line)
+            wanted = [{"extra": extra} for extra in requirement.extras]
+            if nested.marker and any(nested.marker.evaluate(env) for env in wanted):
+                found.append(nested)
+    return found
+
+
+def test_the_image_is_an_exact_python_release_and_installs_the_lock_with_hashes() -> None:
+    instructions = dockerfile_instructions()
+    base = BASE_IMAGE.fullmatch(dict(instructions)["FROM"])
+    assert base, "FROM names an exact release, python:3.12.N-slim-DEBIAN"
+    header = LOCK.read_text().split("\n", 2)[1]
+    assert re.search(r"uv pip compile pyproject\.toml --generate-hashes\b", header)
+    assert f"--python-version {base[1]} " in header, "the lock is for the image's Python"
+    installs = [arguments.split() for i, arguments in instructions if "pip install" in arguments]
+    assert installs[0][2:] == [
+        "--require-hashes", "--no-deps", "--only-binary=:all:", "-r", "requirements.lock"
+    ]  # fmt: skip
+    assert ("COPY", "deploy/requirements.lock ./") in instructions
+    assert installs[1][:4] == ["pip", "install", "--no-deps", "."] and len(installs) == 2
+
+
+def test_the_lock_pins_every_runtime_dependency_in_its_range_with_hashes() -> None:
+    lock = locked()
+    assert len(lock) >= 30
+    for name, (version, hashes) in lock.items():
+        assert re.fullmatch(r"\d[\w.+!-]*", version), f"{name}: no exact version"
+        assert hashes, f"{name}=={version}: no --hash=sha256"
+    for requirement in runtime_requirements():
+        name = canonicalize_name(requirement.name)
+        assert name in lock, f"{requirement}: not in deploy/requirements.lock (regenerate it)"
+        version = lock[name][0]
+        assert requirement.specifier.contains(version, prereleases=True), f"{name}=={version}"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = [Requirement(line).name for lines in project["optional-dependencies"].values()
+              for line in lines]  # fmt: skip
+    assert not {canonicalize_name(name) for name in extras} & set(lock), "the image has no extra"
 
 
 # -- systemd --------------------------------------------------------------------------------------
@@ -387,13 +495,46 @@ def test_systemd_units_are_hardened_and_run_paperbot(name: str, runs: str) -> No
     assert sorted(writable) == sorted([str(data), inbox])
 
 
+@pytest.mark.parametrize("name", ["paperbot.service", "paperbot-worker@.service"])
+def test_systemd_units_hand_the_secrets_over_as_credentials(name: str) -> None:
+    """Root's files, copied by systemd into the service's own credentials folder (%d)."""
+    service = unit(name)
+    loaded = dict(value.split(":", 1) for value in service["LoadCredential"])
+    assert loaded == {secret: f"/etc/paperbot/{secret}" for secret in SECRETS}
+    environment = dict(value.split("=", 1) for value in service["Environment"])
+    assert environment == {f"{v}_FILE": f"%d/{secret}" for secret, v in SECRETS.items()}
+
+
 def test_the_admin_wrapper_runs_paperbot_as_the_service_does() -> None:
     wrapper = (DEPLOY / "paperbot-admin").read_text()
     service = unit("paperbot.service")
     assert f"--uid={service['User'][0]}" in wrapper
     assert f"--working-directory={service['WorkingDirectory'][0]}" in wrapper
     assert f"EnvironmentFile={service['EnvironmentFile'][0]}" in wrapper
+    assert all(f"LoadCredential={value}" in wrapper for value in service["LoadCredential"])
     assert service["ExecStart"][0].removesuffix(" run") + ' "$@"' in wrapper
+
+
+def test_the_admin_wrapper_reads_the_secrets_where_systemd_puts_them(tmp_path: Path) -> None:
+    """The wrapper's shell command, run as systemd would run it: the credentials folder in
+    $CREDENTIALS_DIRECTORY, this checkout's paperbot in place of the venv's."""
+    wrapper = (DEPLOY / "paperbot-admin").read_text()
+    script = re.search(r"/bin/sh -c '(.*?)' paperbot \"\$@\"", wrapper, re.S)
+    assert script, "the wrapper runs paperbot through /bin/sh -c"
+    installed = unit("paperbot.service")["ExecStart"][0].removesuffix(" run")
+    command = script[1].replace(installed, f'"{sys.executable}" -m bot')
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "database_url").write_text(f"sqlite:///{tmp_path}/from-the-file.db\n")
+    (credentials / "telegram_token").write_text("123456:from-the-file\n")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PAPERBOT_")}
+    environment |= {"CREDENTIALS_DIRECTORY": str(credentials), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        ["sh", "-c", command, "paperbot", "status"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "from-the-file.db").is_file() and not (tmp_path / "data").exists()
 
 
 # -- the env example ------------------------------------------------------------------------------
@@ -422,7 +563,8 @@ def test_the_env_example_names_every_setting_with_its_default() -> None:
             assert value == shown(default), f"{name}: the example's default is not the code's"
         line = re.search(rf"^.*\n(# )?{name}=", text, re.M)
         assert line and line[0].startswith("# "), f"{name}: one comment line above it"
-    assert example["PAPERBOT_TELEGRAM_TOKEN"] == (False, ""), "the token is the one to fill in"
+    for variable in SECRETS.values():  # files of their own, never in the env file
+        assert example[variable][0], f"{variable} is set in the env example"
 
 
 # -- paperbot db backup ---------------------------------------------------------------------------

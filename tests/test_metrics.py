@@ -6,7 +6,9 @@ database is gone or a job missed three of its periods (the test's clock, never a
 from __future__ import annotations
 
 import os
+import platform
 import socket
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.metrics import Metrics
+from tests.conftest import ROOT
 from tests.feed_server import FeedServer
 from tests.telegram import conftest as telegram
 from tests.telegram.conftest import TOKEN, World
@@ -255,6 +258,18 @@ async def test_unknown_paths_are_404_and_each_runtime_has_its_own_registry(
     Metrics().papers_ingested.inc()  # another registry: the running bot's is untouched
     _, samples = await scrape(base)
     assert value(samples, "paperbot_papers_ingested_total") == 0
+
+
+async def test_build_info_names_the_version_python_and_the_commit(
+    make_world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAPERBOT_BUILD_COMMIT", "4f2c9e1")  # the image's build argument
+    _, base = await start(make_world)
+    _, samples = await scrape(base)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    build = {labels: v for (name, labels), v in samples.items() if name == "paperbot_build_info"}
+    python = platform.python_version()
+    assert build == {(("commit", "4f2c9e1"), ("python", python), ("version", version)): 1}
 
 
 async def test_a_feed_password_is_masked_in_its_labels(make_world: Any, feeds: FeedServer) -> None:
