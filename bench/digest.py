@@ -35,13 +35,14 @@ from bot.core.compose import (  # noqa: E402
     compose_alert,
     compose_digest,
     compose_page,
+    first_filter,  # noqa: E402
 )
 from bot.core.highlight import highlights  # noqa: E402
 from bot.core.matcher import matches  # noqa: E402
 from bot.core.paper import AnnounceType, Paper  # noqa: E402
 from bot.core.query import FilterRules  # noqa: E402
 from bot.core.relevance import ChatModel, TextModel  # noqa: E402
-from bot.core.render import Item, MatchedFilter, first_filter, size  # noqa: E402
+from bot.core.render import Item, MatchedFilter, size  # noqa: E402
 
 DEFAULT_DAY = ROOT.parent / "shared" / "data" / "arxiv-days-2025" / "2025-05-27.jsonl"
 FILTERS = [

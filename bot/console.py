@@ -26,7 +26,8 @@ from prompt_toolkit.patch_stdout import patch_stdout
 
 from bot.commands import Caller, Reply, handle_text, press_button
 from bot.core.buttons import Button, Keyboard
-from bot.core.render import plural, to_plain
+from bot.core.render import plural
+from bot.core.telegram_text import to_plain
 from bot.runtime import Runtime
 from bot.service.ingest import IngestReport, list_listing_files
 

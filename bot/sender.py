@@ -20,7 +20,7 @@ from typing import Protocol
 import aiohttp
 
 from bot.core.buttons import Keyboard
-from bot.core.render import to_plain
+from bot.core.telegram_text import to_plain
 from bot.metrics import Metrics
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bot.commands import COMMANDS_BY_NAME, OUT_OF_DATE, Caller, Reply, handle_text, press_button
 from bot.config import InboxSettings, Settings
-from bot.core.render import split_message
+from bot.core.telegram_text import split_message
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import subscriptions

@@ -10,10 +10,8 @@ filter named in 50 ways), and a card that still does not fit is shown as its tit
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
 from bot.core.chat import DIGEST_ABSTRACTS
 from bot.core.highlight import Highlight
@@ -272,24 +270,6 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else many or word + 's'}"
 
 
-Rank = tuple[float, bool, int]  # sorts best first
-
-
-def rank(item: Item, *, by_score: bool = True) -> Rank:
-    """Best first: the chat's score (when ranked, and `by_score`), a hit in the title, then more
-    of the chat's filters matched (`rank_of`)."""
-    title = any(m.field == "title" for m in item.marks)
-    return rank_of(item.score if by_score else None, title, len(item.filters))
-
-
-def rank_of(score: float | None, in_title: bool, filters: int) -> Rank:
-    """A paper's place in its digest group from what is known before its abstract is marked:
-    a digest ranks the ~180 papers of the groups that hold its page and shows 30, and ranking
-    by the matched words' count, which needs every abstract marked, made a digest cost 7.6 ms
-    against 6.0 (bench/day.py's population, 1,500 chats)."""
-    return (-score if score is not None else 0.0, not in_title, -filters)
-
-
 def render_entry(
     item: Item,
     *,
@@ -333,59 +313,24 @@ def render_entry(
     return text
 
 
-def first_filter(item: Item) -> MatchedFilter | None:
-    """The group a paper is listed under: its first filter in /list order (a removed filter,
-    numbered 0, after the others)."""
-    return first_of(item.filters)
-
-
-def first_of(filters: Sequence[MatchedFilter]) -> MatchedFilter | None:
-    return min(filters, key=lambda f: f.number or 1 << 30, default=None)
-
-
-def digest_order(items: Sequence[Item], *, by_score: bool = True) -> list[int]:
-    """Papers grouped by filter (`digest_groups`), best first within a group (`rank`), as
-    indices into `items`: the order of the pages behind a digest's button sent before the
-    order was stored with its rows (compose.plan_digest decides a digest's order now). Any
-    subset of the items keeps its relative order."""
-    return [
-        i
-        for _, members in digest_groups([first_filter(item) for item in items])
-        for i in sorted(members, key=lambda i: rank(items[i], by_score=by_score))
-    ]
-
-
-Group = tuple[MatchedFilter | None, list[int]]  # a digest's filter and its papers' indices
-
-
-def digest_groups(firsts: Sequence[MatchedFilter | None]) -> list[Group]:
-    """The digest's groups in order, each with the indices of its papers as given (`firsts`:
-    each paper's `first_filter`): each paper once, under its first filter, in /list order;
-    papers of filters since removed last."""
-    groups: dict[MatchedFilter | None, list[int]] = {}
-    for index, first in enumerate(firsts):
-        groups.setdefault(first, []).append(index)
-    order = sorted(groups, key=lambda f: (f is None, not (f and f.number), f.number if f else 0))
-    return [(matched, groups[matched]) for matched in order]
-
-
 def render_digest(
     items: Sequence[Item],
     header: str,
+    headings: Sequence[MatchedFilter | None],
     *,
     compact: bool = True,
     abstracts: int = DIGEST_ABSTRACTS,
     first: int = 1,
     counts: bool = True,
 ) -> list[Message]:
-    """Digest messages: the header, then the papers in the order given (`plan_digest`'s) under a
-    heading per filter, split into messages between papers. Compact: each paper at a glance,
-    numbered from `first`, the papers numbered up to `abstracts` with their abstract; else every
-    paper's whole card. `counts`: headings say how many papers their group has (a later page
-    of a long digest shows only part of a group, so it says none)."""
+    """Digest messages: the header, then the papers in the order given, each run of papers
+    under its heading (`headings[i]`: the filter paper i is listed under; compose decides both
+    the order and the filter), split into messages between papers. Compact: each paper at a
+    glance, numbered from `first`, the papers numbered up to `abstracts` with their abstract;
+    else every paper's whole card. `counts`: headings say how many papers their run has (a
+    later page of a long digest shows only part of a group, so it says none)."""
     runs: list[tuple[MatchedFilter | None, list[int]]] = []
-    for index, item in enumerate(items):
-        matched = first_filter(item)
+    for index, matched in enumerate(headings):
         if not runs or runs[-1][0] != matched:
             runs.append((matched, []))
         runs[-1][1].append(index)
@@ -405,77 +350,3 @@ def render_digest(
                 paper = render_fitting(items[index], budget)
             blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)
     return pack(blocks, header)
-
-
-_TAG = re.compile(r"<(/?)([a-z-]+)[^>]*>")
-
-
-def _depth_change(line: str) -> int:
-    return sum(-1 if closing else 1 for closing, _ in _TAG.findall(line))
-
-
-def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
-    """A reply cut into messages of at most `limit`, between lines and never inside a tag (a
-    tagged run of lines too long on its own is sent shortened, as plain text)."""
-    if size(text) <= limit:
-        return [text]
-    units: list[str] = []  # runs of lines that open and close their tags
-    lines: list[str] = []
-    depth = 0
-    for line in text.split("\n"):
-        lines.append(line)
-        depth += _depth_change(line)
-        if depth == 0:
-            units.append("\n".join(lines))
-            lines = []
-    if lines:
-        units.append("\n".join(lines))
-    fitting = [
-        unit if size(unit) <= limit else fit(html.unescape(_TAG.sub("", unit)), limit // 2)
-        for unit in units
-    ]
-    return [message.text for message in pack(fitting, limit=limit, separator="\n")]
-
-
-class _PlainText(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.href: str | None = None
-        self.quote = False
-
-    def _marks(self, tag: str) -> bool:
-        """Matched words are **marked**; other bold and underline is dropped."""
-        return tag == "u" or (tag == "b" and self.quote)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self._marks(tag):
-            self.out.append("**")
-        elif tag == "a":
-            self.href = dict(attrs).get("href")
-            self.out.append("")
-        elif tag == "blockquote":
-            self.quote = True
-            self.out.append("  > ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._marks(tag):
-            self.out.append("**")
-        elif tag == "a":
-            shown = self.out[-1] if self.out else ""
-            if self.href and self.href.removeprefix("https://") not in shown:
-                self.out.append(f" ({self.href})")
-            self.href = None
-        elif tag == "blockquote":
-            self.quote = False
-
-    def handle_data(self, data: str) -> None:
-        self.out.append(data.replace("\n", "\n  > ") if self.quote else data)
-
-
-def to_plain(text: str) -> str:
-    """The terminal's rendering of a message: tags dropped, bold as **...**, links spelled out."""
-    parser = _PlainText()
-    parser.feed(text)
-    parser.close()
-    return re.sub(r"\*\*\*\*", "", "".join(parser.out))

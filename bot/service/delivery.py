@@ -32,10 +32,11 @@ from bot.core.compose import (
     card_buttons,
     compose_alert,
     compose_page,
+    digest_order,
     digest_title,
 )
 from bot.core.query import FilterRules
-from bot.core.render import digest_order, plural, render_fitting
+from bot.core.render import plural, render_fitting
 from bot.core.schedule import last_due
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock

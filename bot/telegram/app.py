@@ -28,7 +28,7 @@ from bot import jobs
 from bot.commands import COMMANDS, Caller, handle_text, press_button
 from bot.config import Settings, cannot_listen
 from bot.core.flood import FloodGate, Verdict
-from bot.core.render import split_message
+from bot.core.telegram_text import split_message
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport

@@ -23,16 +23,12 @@ from bot.core.compose import (
     digest_title,
     empty_digest_line,
     messages_with_rows,
+    rank,
 )
 from bot.core.highlight import Highlight, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
-from bot.core.render import (
-    Item,
-    MatchedFilter,
-    Message,
-    rank,
-)
+from bot.core.render import Item, MatchedFilter, Message
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 CHAT = 7

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.core.compose import digest_order, first_filter
 from bot.core.highlight import Highlight, highlights
 from bot.core.paper import AnnounceType, Paper
 from bot.core.query import FilterRules
@@ -15,7 +17,7 @@ from bot.core.render import (
     MESSAGE_LIMIT,
     Item,
     MatchedFilter,
-    digest_order,
+    Message,
     escape,
     plural,
     render_alert,
@@ -24,10 +26,15 @@ from bot.core.render import (
     render_paper,
     short_authors,
     size,
-    split_message,
-    to_plain,
 )
+from bot.core.telegram_text import split_message, to_plain
 from tests.telegram_html import check_message
+
+
+def digest(batch: list[Item], header: str, **layout: Any) -> list[Message]:
+    """`render_digest` with each paper under its first filter, as compose lists them."""
+    return render_digest(batch, header, [first_filter(item) for item in batch], **layout)
+
 
 PIECES = [*"<>&\"'ab $\\{}_^é𝒪 \n", "</b>", "&amp;", "<i>", "\\emph{", "<blockquote>"]
 HOSTILE = st.lists(st.sampled_from(PIECES), max_size=200).map("".join)
@@ -61,7 +68,7 @@ def items(draw: st.DrawFn) -> Item:
 @given(st.lists(items(), min_size=1, max_size=6))
 def test_alerts_and_digests_are_valid_telegram_html_within_the_limit(batch: list[Item]) -> None:
     alerts = [render_alert(batch), render_alert(batch, compact=False)]
-    for messages in (*alerts, render_digest(batch, "Your digest, 22 Oct 2026")):
+    for messages in (*alerts, digest(batch, "Your digest, 22 Oct 2026")):
         assert sorted(i for m in messages for i in m.items) == list(range(len(batch)))
         for message in messages:
             assert size(message.text) <= MESSAGE_LIMIT
@@ -138,7 +145,7 @@ def test_a_digest_groups_by_filter_best_first_with_a_count() -> None:
     # under filter 1: the title hit, then the paper both filters matched
     assert digest_order(batch) == [1, 2, 0, 3]
     assert digest_order([later, title_hit]) == [1, 0]  # a subset keeps its relative order
-    [message] = render_digest([batch[i] for i in digest_order(batch)], "<b>Your digest</b>")
+    [message] = digest([batch[i] for i in digest_order(batch)], "<b>Your digest</b>")
     text = message.text
     assert text.startswith("<b>Your digest</b>\n\n<b>a (filter 1)</b>: 3 papers")
     order = [text.index(t) for t in ("<b>a (filter 1)</b>: 3 papers", "<u>Title</u> hit",
@@ -230,14 +237,14 @@ def test_a_compact_entry_is_read_at_a_glance() -> None:
 
 def test_a_compact_digest_quotes_only_the_first_abstracts() -> None:
     batch = [Item(paper(title=f"Paper {n}"), [], [MatchedFilter(1, "a")]) for n in range(8)]
-    compact = render_digest(batch, "<b>Your digest</b>", abstracts=3)
-    full = render_digest(batch, "<b>Your digest</b>", compact=False)
+    compact = digest(batch, "<b>Your digest</b>", abstracts=3)
+    full = digest(batch, "<b>Your digest</b>", compact=False)
     assert "".join(m.text for m in compact).count("<blockquote expandable>") == 3
     assert "".join(m.text for m in full).count("<blockquote expandable>") == 8
     assert len(compact) == 1 and sorted(compact[0].items) == list(range(8))
     assert compact[0].text.startswith("<b>Your digest</b>\n\n<b>a (filter 1)</b>: 8 papers")
     assert "\n<b>8. " in compact[0].text and "8. " not in full[0].text  # numbered for buttons
-    later = render_digest(batch[5:], "<b>Your digest</b>, continued", first=6, counts=False)
+    later = digest(batch[5:], "<b>Your digest</b>, continued", first=6, counts=False)
     assert "<b>a (filter 1)</b>\n\n<b>6. " in later[0].text
 
 
