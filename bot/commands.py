@@ -28,6 +28,7 @@ from bot.core.buttons import (
 )
 from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat, Filter
+from bot.core.query import FilterKind, kind_of
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
 from bot.core.schedule import next_due, parse_digest_time
@@ -39,7 +40,7 @@ from bot.service import backfill, chats, feedback, status, subscriptions
 from bot.service.delivery import DigestSent, NothingWaiting, Paused
 from bot.service.feedback import SIGNS
 from bot.service.preview import RecentMatches
-from bot.service.similar import NotStored, is_similar
+from bot.service.similar import NotStored
 from bot.service.subscriptions import (
     AlreadyFollowed,
     AtLimit,
@@ -209,7 +210,7 @@ async def help_(runtime: Runtime, chat: Chat, args: str) -> Reply:
 async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("subscribe")
-    if is_similar(args):
+    if kind_of(args) is FilterKind.LIKE:
         return _subscribed(await _follow_similar(runtime, chat.id, args))
     # in a thread, as /preview: the first question after a start, or after a day's papers were
     # stored, files them in the recent papers' index (seconds on a busy day), and the event
@@ -307,7 +308,7 @@ async def _send_recent(runtime: Runtime, caller: Caller, filter_id: int) -> Repl
 async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("preview")
-    if is_similar(args):
+    if kind_of(args) is FilterKind.LIKE:
         result = await asyncio.to_thread(runtime.similar.preview, source=args)
     else:
         result = await asyncio.to_thread(
@@ -343,7 +344,7 @@ def _list_reply(runtime: Runtime, chat_id: int) -> Reply:
 def _listed(listed: Filter, width: int) -> str:
     """A filter in /list: as written, and a "more like this" filter's seeds named."""
     line = f"<code>{fit(listed.source, width)}</code>"
-    if is_similar(listed.source):
+    if listed.kind is FilterKind.LIKE:
         line += f": {fit(listed.canonical, width)}"
     return line
 
@@ -614,7 +615,9 @@ async def export(runtime: Runtime, chat: Chat, args: str) -> Reply:
 def _exported(listed: Filter) -> str:
     """A filter as /import takes it back: as written, a "more like this" filter's seeds named
     after a '#'."""
-    return f"{listed.source}  # {listed.canonical}" if is_similar(listed.source) else listed.source
+    if listed.kind is FilterKind.LIKE:
+        return f"{listed.source}  # {listed.canonical}"
+    return listed.source
 
 
 def _import_problem(problem: BadLine | OverLimit) -> str:
@@ -633,11 +636,11 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if ratings.rated:
         runtime.ranker.changed(chat.id)
     lines = ratings.other_lines
-    like_lines = [(n, line) for n, line in enumerate(lines, 1) if is_similar(line)]
+    like_lines = [(n, line) for n, line in enumerate(lines, 1) if kind_of(line) is FilterKind.LIKE]
     result = subscriptions.import_filters(
         runtime.database,
         chat_id=chat.id,
-        lines=["" if is_similar(line) else line for line in lines],
+        lines=["" if kind_of(line) is FilterKind.LIKE else line for line in lines],
         rules=runtime.rules,
         now=runtime.clock(),
     )

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
+from bot.core.query import FilterKind, kind_of
+
 UNFINISHED = ("pending", "sending")  # ledger rows that still wait to go out
 DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers open with their abstract
 DIGEST_PAGE = 30  # papers a digest lists before its "N more" button
@@ -38,6 +40,10 @@ class Filter:
     source: str  # as the user wrote it (what /export gives back)
     canonical: str  # as it was understood (what /list shows)
     created_at: datetime
+
+    @property
+    def kind(self) -> FilterKind:
+        return kind_of(self.source)
 
 
 class Delivery(NamedTuple):

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from bot.core.analysis import fold_category, fold_word, singular
 from bot.core.analysis import words as analysis_words
+from bot.core.paper import read_arxiv_id
 
 FIELDS = {"ti": "title", "abs": "abstract", "au": "author", "cat": "category"}
 TEXT_FIELDS = ("title", "abstract")
@@ -396,6 +398,60 @@ def leaves(node: Node) -> list[tuple[Leaf, bool]]:
     return found
 
 
+class FilterKind(StrEnum):
+    """What a filter is: words in the filter language, or "more like this" seed papers."""
+
+    KEYWORDS = "keywords"
+    LIKE = "like"
+
+
+LIKE_PREFIX = "like:"  # like:2506.01234,2506.04321 (what /list, /export and /import show)
+MAX_SEEDS = 10
+
+
+def kind_of(source: str) -> FilterKind:
+    """The one place a filter's kind is read from what was written."""
+    if source.strip().lower().startswith(LIKE_PREFIX):
+        return FilterKind.LIKE
+    return FilterKind.KEYWORDS
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """A "more like this" filter as it matches: its seed papers' arXiv ids (without versions),
+    which the service turns into the chat's model of them."""
+
+    arxiv_ids: tuple[str, ...]
+
+    @property
+    def source(self) -> str:
+        """As stored, whatever way the ids were written."""
+        return LIKE_PREFIX + ",".join(self.arxiv_ids)
+
+
+def read_seeds(source: str) -> Seeds:
+    """'like:2506.01234, https://arxiv.org/abs/2506.04321' (or the ids alone, as /similar
+    takes them) -> the seeds; what follows a '#' is a comment (/export names the seeds there).
+    Raises InvalidQuery with a message for a person."""
+    text = source.split("#", 1)[0].strip()
+    if kind_of(text) is FilterKind.LIKE:
+        text = text[len(LIKE_PREFIX) :]
+    ids: list[str] = []
+    for part in text.replace(",", " ").split():
+        arxiv_id = read_arxiv_id(part)
+        if arxiv_id is None:
+            raise InvalidQuery(
+                f"'{part}' is not an arXiv id (like 2506.01234, or its arxiv.org link)"
+            )
+        if arxiv_id not in ids:
+            ids.append(arxiv_id)
+    if not ids:
+        raise InvalidQuery("give the arXiv ids of one or more papers")
+    if len(ids) > MAX_SEEDS:
+        raise InvalidQuery(f"at most {MAX_SEEDS} seed papers")
+    return Seeds(tuple(ids))
+
+
 @dataclass(frozen=True)
 class FilterRules:
     """How every part of paperbot reads a filter (commands, planning, highlights): the parser
@@ -408,3 +464,11 @@ class FilterRules:
     def parse(self, source: str) -> Node:
         """The filter's tree; raises InvalidQuery with a message for a person."""
         return parse_query(source, self.limits)
+
+    def compile(self, source: str) -> Node | Seeds:
+        """A filter, stored or typed, as what it matches with, by its kind: the keyword
+        program's tree, or a "more like this" filter's seeds. Raises InvalidQuery with a
+        message for a person."""
+        if kind_of(source) is FilterKind.LIKE:
+            return read_seeds(source)
+        return self.parse(source)

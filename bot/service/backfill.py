@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.core.chat import Filter
-from bot.core.query import FilterRules, InvalidQuery
+from bot.core.query import FilterRules, InvalidQuery, Seeds
 from bot.service.preview import RecentPapers
-from bot.service.similar import Similar, is_similar
+from bot.service.similar import Similar
 from bot.store import Database, chats, deliveries
 from bot.store.deliveries import NewDeliveries
 
@@ -56,10 +56,10 @@ def _recent_ids(
     stored: Filter, recent: RecentPapers, similar: Similar, rules: FilterRules
 ) -> list[int] | None:
     """The recent papers the filter matches, as /subscribe counted them (in id order)."""
-    if is_similar(stored.source):
-        return sorted(similar.recent_ids(stored))
     try:
-        query = rules.parse(stored.source)
+        compiled = rules.compile(stored.source)
     except InvalidQuery:  # kept from a laxer paperbot, or the limits lowered since
         return None
-    return sorted(recent.index().matching(query))
+    if isinstance(compiled, Seeds):
+        return sorted(similar.recent_ids(stored))
+    return sorted(recent.index().matching(compiled))

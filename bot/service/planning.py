@@ -18,9 +18,9 @@ from sqlmodel import Session
 
 from bot.core.matcher import Document, FilterIndex, term_frequencies
 from bot.core.paper import Paper
-from bot.core.query import FilterRules, InvalidQuery
+from bot.core.query import FilterRules, InvalidQuery, Seeds
 from bot.memory import cycles_uncollected
-from bot.service.similar import Similar, is_similar
+from bot.service.similar import Similar
 from bot.store import Database, chats, deliveries, papers
 from bot.store.deliveries import Chunks, NewDeliveries
 
@@ -110,16 +110,19 @@ class Planner:
         if added or moved:
             self._owner_array = None  # (a removed filter's entry is harmless: never matched)
         for stored in chats.get_filters(session, filter_ids=sorted(added)).values():
-            if is_similar(stored.source) and self.similar is not None:
-                self.similar_ids.add(stored.id)
-                self.owner[stored.id] = stored.chat_id
-                continue
             try:
-                self.index.add(stored.id, self.rules.parse(stored.source))
+                compiled = self.rules.compile(stored.source)
             except InvalidQuery as error:  # kept from a laxer paperbot, or limits lowered since
                 log.error("filter %d does not parse under the current limits: %s", stored.id, error)
                 self.refused.add(stored.id)
                 continue
+            if isinstance(compiled, Seeds):
+                if self.similar is None:  # a planner without the ranking's models
+                    self.refused.add(stored.id)
+                    continue
+                self.similar_ids.add(stored.id)  # matched by its model, stored with it
+            else:
+                self.index.add(stored.id, compiled)
             self.owner[stored.id] = stored.chat_id
 
     def _resample(self, session: Session) -> None:

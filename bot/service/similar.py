@@ -18,7 +18,8 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.core.chat import Filter
-from bot.core.paper import Paper, read_arxiv_id
+from bot.core.paper import Paper
+from bot.core.query import LIKE_PREFIX, InvalidQuery, read_seeds
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.summary import shorten
 from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
@@ -34,13 +35,7 @@ from bot.store import Database, chats, deliveries, papers
 
 log = logging.getLogger(__name__)
 
-PREFIX = "like:"
-MAX_SEEDS = 10
 SEED_TITLE = 50  # characters of a seed's title in the filter's name
-
-
-def is_similar(source: str) -> bool:
-    return source.strip().lower().startswith(PREFIX)
 
 
 @dataclass(frozen=True)
@@ -50,29 +45,12 @@ class NotStored:
     arxiv_ids: list[str]
 
 
-def seed_ids(source: str) -> list[str] | BadFilter:
-    """'like:2506.01234, https://arxiv.org/abs/2506.04321' (or ids alone) -> the arXiv ids,
-    without versions; what follows a '#' is a comment (/export names the seeds there)."""
-    text = source.split("#", 1)[0].strip()
-    if is_similar(text):
-        text = text[len(PREFIX) :]
-    given = [part for part in text.replace(",", " ").split() if part]
-    ids: list[str] = []
-    for part in given:
-        arxiv_id = read_arxiv_id(part)
-        if arxiv_id is None:
-            return BadFilter(
-                source,
-                f"'{part}' is not an arXiv id (like 2506.01234, or its arxiv.org link)",
-                None,
-            )
-        if arxiv_id not in ids:
-            ids.append(arxiv_id)
-    if not ids:
-        return BadFilter(source, "give the arXiv ids of one or more papers", None)
-    if len(ids) > MAX_SEEDS:
-        return BadFilter(source, f"at most {MAX_SEEDS} seed papers", None)
-    return ids
+def _stored_seeds(stored: Filter) -> list[str]:
+    """A stored "more like this" filter's seeds (none when it no longer reads as one)."""
+    try:
+        return list(read_seeds(stored.source).arxiv_ids)
+    except InvalidQuery:
+        return []
 
 
 def similar_name(seeds: Sequence[Paper]) -> str:
@@ -129,9 +107,11 @@ class Similar:
     def _seeded(self, source: str) -> _Seeded | BadFilter | NotStored:
         """The filter `source` asks for: its seeds, its scorer and what it passes of the recent
         papers (the closest first)."""
-        ids = seed_ids(source)
-        if isinstance(ids, BadFilter):
-            return ids
+        try:
+            compiled = read_seeds(source)
+        except InvalidQuery as error:
+            return BadFilter(source, str(error), None)
+        ids = list(compiled.arxiv_ids)
         with self.database.session() as session:
             found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)
             window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
@@ -148,13 +128,13 @@ class Similar:
         passing = [recent[i] for i in _passing(text, scorer, recent)]
         shown = [p.title for p in passing[:SHOWN_TITLES]]  # the closest first
         matches = RecentMatches(len(passing), shown)
-        return _Seeded(PREFIX + ",".join(ids), similar_name(seeds), scorer, matches)
+        return _Seeded(compiled.source, similar_name(seeds), scorer, matches)
 
     def recent_ids(self, stored: Filter) -> list[int]:
         """The papers of the last RECENT_DAYS announcement days that a stored "more like this"
         filter passes, its seeds left out: what `follow` counted."""
-        text, ids = self.ranker.features(), seed_ids(stored.source)
-        if text is None or isinstance(ids, BadFilter):
+        text, ids = self.ranker.features(), _stored_seeds(stored)
+        if text is None or not ids:
             return []
         with self.database.session() as session:
             recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
@@ -178,7 +158,7 @@ class Similar:
             found = papers.get_papers(session, paper_ids=[row.paper_id]) if row else {}
         if row is None or not found[row.paper_id].arxiv_id:
             return None
-        source = f"{PREFIX}{found[row.paper_id].arxiv_id}"
+        source = f"{LIKE_PREFIX}{found[row.paper_id].arxiv_id}"
         return self.follow(chat_id=chat_id, source=source, max_per_chat=max_per_chat, now=now)
 
     def _scorer(
@@ -216,8 +196,7 @@ class Similar:
     ) -> SimilarTo | None:
         """A stored filter's scorer built again from its seeds on the current vocabulary
         (None: its seeds are gone)."""
-        ids = seed_ids(stored.source)
-        found = papers.papers_by_arxiv_id(session, arxiv_ids=ids) if isinstance(ids, list) else {}
+        found = papers.papers_by_arxiv_id(session, arxiv_ids=_stored_seeds(stored))
         seeds = [paper for _, paper in found.values()]
         return self._scorer(text, seeds, window) if seeds else None
 

@@ -4,12 +4,16 @@ from hypothesis import strategies as st
 
 from bot.core.query import (
     TEXT_FIELDS,
+    FilterKind,
+    FilterRules,
     InvalidQuery,
     Leaf,
     PhrasePrefix,
     Prefix,
     QueryLimits,
+    Seeds,
     canonical,
+    kind_of,
     leaves,
     parse_query,
 )
@@ -130,3 +134,33 @@ def test_canonical_form_means_the_same_filter(source: str) -> None:
     except InvalidQuery:
         return
     assert canonical(parse_query(canonical(node))) == canonical(node)
+
+
+@pytest.mark.parametrize(
+    ("source", "compiled"),
+    [
+        ("like:2506.01234", Seeds(("2506.01234",))),
+        (
+            " LIKE: https://arxiv.org/abs/2506.01234v2, 2506.04321 2506.01234  # two seeds",
+            Seeds(("2506.01234", "2506.04321")),
+        ),
+        ("likely OR liked", None),  # words, not a "more like this" filter
+    ],
+)
+def test_a_filter_compiles_by_its_kind(source: str, compiled: Seeds | None) -> None:
+    rules = FilterRules()
+    assert kind_of(source) is (FilterKind.LIKE if compiled else FilterKind.KEYWORDS)
+    assert rules.compile(source) == (compiled or rules.parse(source))
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("like:", "give the arXiv ids of one or more papers"),
+        ("like:2506.01234, cats", "'cats' is not an arXiv id"),
+        ("like:" + ",".join(f"2506.{n:05}" for n in range(11)), "at most 10 seed papers"),
+    ],
+)
+def test_a_bad_like_filter_says_why(source: str, message: str) -> None:
+    with pytest.raises(InvalidQuery, match=message):
+        FilterRules().compile(source)
