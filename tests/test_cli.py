@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import Redacted
+from bot.logs import Redacted
 from bot.store.database import create_database_engine, head_revision
 from tests.conftest import POSTGRES_URL, ROOT, SEEDS, _reset_postgres
 from tests.store.test_database import AHEAD, revision_of, schema_at
