@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Settings, SettingsError, load_settings
+from bot.config_report import config_json, config_text
 from bot.core.query import InvalidQuery
 from bot.core.render import plural
 from bot.logs import redact, setup_logging
@@ -61,6 +62,11 @@ def _parser() -> argparse.ArgumentParser:
 
     status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
     status.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
+    config = commands.add_parser(
+        "config", help="the settings in effect, each with where it came from (secrets masked)"
+    )
+    config.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
     database = commands.add_parser("db", help="database maintenance")
     database_commands = database.add_subparsers(dest="db_command", required=True, metavar="ACTION")
@@ -223,6 +229,15 @@ def _cmd_service(command: str, settings: Settings, database: Database) -> int:
     return EXIT_OK
 
 
+def _cmd_config(args: argparse.Namespace, settings: Settings) -> int:
+    """No token needed, no database opened: a check before the first start."""
+    if args.json:
+        _print_json(config_json(settings))
+    else:
+        print(config_text(settings))
+    return EXIT_OK
+
+
 def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     if args.db_command == "backup":
         try:
@@ -288,6 +303,8 @@ def _log_file(args: argparse.Namespace, settings: Settings) -> Path | None:
 
 
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "config":
+        return _cmd_config(args, settings)
     if args.command == "db":
         return _cmd_db(args, settings)
     if args.command == "preview":
