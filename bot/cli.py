@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Settings, SettingsError, StartupError, load_settings
+from bot.config_report import config_json, config_text
 from bot.core.query import InvalidQuery
 from bot.core.render import plural
-from bot.core.secrets import masked_urls
+from bot.logs import redact, setup_logging
 from bot.service import ingest
 from bot.service.preview import Preview, preview
 from bot.service.status import store_status
@@ -62,6 +63,11 @@ def _parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
     status.add_argument("--json", action="store_true", help="one JSON document on stdout")
 
+    config = commands.add_parser(
+        "config", help="the settings in effect, each with where it came from (secrets masked)"
+    )
+    config.add_argument("--json", action="store_true", help="one JSON document on stdout")
+
     database = commands.add_parser("db", help="database maintenance")
     database_commands = database.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     database_commands.add_parser("upgrade", help="apply schema migrations")
@@ -70,61 +76,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     backup.add_argument("path", type=Path, metavar="PATH")
     return parser
-
-
-def redact(text: str, secret: str | None) -> str:
-    """The text without the token (`secret`) nor any URL's password."""
-    text = masked_urls(text)
-    return text.replace(secret, "<token>") if secret else text
-
-
-class Redacted(logging.Filter):
-    """Secrets out of every log line: python-telegram-bot logs its request addresses (at debug
-    level, and in some errors), which carry the token; httpx logs a feed's, with its password.
-    The traceback is formatted here, whole, because a secret can sit in any exception of its
-    chain, not only the last."""
-
-    def __init__(self, secret: str | None = None) -> None:
-        super().__init__()
-        self.secret = secret
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact(message, self.secret)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        if record.exc_info and record.exc_info[1]:
-            record.exc_text = redact(
-                logging.Formatter().formatException(record.exc_info), self.secret
-            )
-            record.exc_info = None
-        if record.stack_info:
-            record.stack_info = redact(record.stack_info, self.secret)
-        return True
-
-
-def _setup_logging(verbose: bool, log_file: Path | None = None, secret: str | None = None) -> None:
-    """Logs on stderr; to `log_file` instead, library warnings too, when given; `secret` (the
-    token) and URLs' passwords never written."""
-    if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-    handler: logging.Handler = (
-        logging.FileHandler(log_file, encoding="utf-8")
-        if log_file
-        else logging.StreamHandler(sys.stderr)
-    )
-    handler.addFilter(Redacted(secret))
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=[handler],
-    )
-    logging.captureWarnings(log_file is not None)
-    for noisy in ("httpx", "httpcore", "alembic", "apscheduler"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    # pylatexenc warns about each macro it cannot fill in: a listing's problem that the text
-    # module handles (it keeps the source), not an operator's or a console user's to read.
-    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
 
 def _print_json(document: object) -> None:
@@ -284,6 +235,15 @@ def _cmd_service(command: str, settings: Settings, database: Database) -> int:
     return EXIT_OK
 
 
+def _cmd_config(args: argparse.Namespace, settings: Settings) -> int:
+    """No token needed, no database opened: a check before the first start."""
+    if args.json:
+        _print_json(config_json(settings))
+    else:
+        print(config_text(settings))
+    return EXIT_OK
+
+
 def _cmd_db(args: argparse.Namespace, settings: Settings) -> int:
     if args.db_command == "backup":
         try:
@@ -318,7 +278,12 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         token = settings.telegram.token
         secret = token.get_secret_value() if token else None
-        _setup_logging(args.verbose, _log_file(args, settings), secret)
+        setup_logging(
+            "DEBUG" if args.verbose else settings.log.level,
+            json_lines=settings.log.format == "json",
+            log_file=_log_file(args, settings),
+            secret=secret,
+        )
         return _dispatch(args, settings)
     except DatabaseUrlError as error:
         print(f"paperbot: PAPERBOT_DATABASE_URL: {error}", file=sys.stderr)
@@ -344,6 +309,8 @@ def _log_file(args: argparse.Namespace, settings: Settings) -> Path | None:
 
 
 def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "config":
+        return _cmd_config(args, settings)
     if args.command == "db":
         return _cmd_db(args, settings)
     if args.command == "preview":

@@ -10,7 +10,7 @@ import ipaddress
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -37,6 +37,11 @@ from bot.core.query import FilterRules, QueryLimits
 from bot.core.secrets import masked_urls
 
 DEFAULT_CONFIG = Path("config/paperbot.toml")
+
+
+def config_file() -> Path:
+    """The settings file read: PAPERBOT_CONFIG's, or config/paperbot.toml (read when it exists)."""
+    return Path(os.environ.get("PAPERBOT_CONFIG") or DEFAULT_CONFIG)
 
 
 class SettingsError(ValueError):
@@ -259,6 +264,30 @@ class FilterSettings(Section):
         return FilterRules(limits, self.max_per_chat)
 
 
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+LogFormat = Literal["text", "json"]
+
+
+def _any_case(value: Any, info: ValidationInfo) -> Any:
+    """The choice the value names, in any case; anything else left for the type to refuse
+    (naming the value as given)."""
+    choices = get_args(LogLevel if info.field_name == "level" else LogFormat)
+    if isinstance(value, str):
+        for choice in choices:
+            if value.strip().lower() == choice.lower():
+                return choice
+    return value
+
+
+class LogSettings(Section):
+    # the least severe records written; `paperbot -v` is DEBUG whatever this says
+    level: LogLevel = "INFO"
+    # text: one line of words a record; json: one JSON object a record (for a log collector)
+    format: LogFormat = "text"
+
+    _choice = field_validator("level", "format", mode="before")(_any_case)
+
+
 class MemorySettings(Section):
     settle_after: int = Field(default=10_000, ge=0)  # filters gained before settling; 0: never
     huge_pages: bool = True  # settling also moves the heap to transparent huge pages (Linux)
@@ -319,6 +348,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = MemorySettings()
     ranking: RankingSettings = RankingSettings()
     delivery: DeliverySettings = DeliverySettings()
+    log: LogSettings = LogSettings()
 
     @classmethod
     def settings_customise_sources(
@@ -329,7 +359,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = Path(os.environ.get("PAPERBOT_CONFIG") or DEFAULT_CONFIG)
+        toml_path = config_file()
         if isinstance(env_settings, EnvSettingsSource):  # the _FILE variables are not settings
             files = {name.lower() for name in SECRET_FILES}
             env_settings.env_vars = {

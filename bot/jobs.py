@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot import logs
 from bot.config import Settings
 from bot.runtime import Runtime
 
@@ -58,16 +59,19 @@ async def send_digests(runtime: Runtime) -> None:
 
 
 async def run(job: Job, runtime: Runtime) -> None:
-    """One run of a job. The database out of reach (restarting, a network cut) fails it with one
-    line in the log, no traceback: nothing is lost (the ledger says what is left) and the next
-    run tries again."""
-    try:
-        await job(runtime)
-    except Exception as error:
-        reason = runtime.database.out_of_reach(error)
-        if reason is None:
-            raise
-        runtime.metrics.database_errors.labels(JOB_NAMES[job.__name__]).inc()
-        log.warning(
-            "%s: the database is out of reach (%s); the next run tries again", job.__name__, reason
-        )
+    """One run of a job, whose log lines name it. The database out of reach (restarting, a
+    network cut) fails it with one line in the log, no traceback: nothing is lost (the ledger
+    says what is left) and the next run tries again."""
+    with logs.in_job(job.__name__):
+        try:
+            await job(runtime)
+        except Exception as error:
+            reason = runtime.database.out_of_reach(error)
+            if reason is None:
+                raise
+            runtime.metrics.database_errors.labels(JOB_NAMES[job.__name__]).inc()
+            log.warning(
+                "%s: the database is out of reach (%s); the next run tries again",
+                job.__name__,
+                reason,
+            )

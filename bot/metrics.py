@@ -78,6 +78,11 @@ class Metrics:
             "Runs of a job that met the database out of reach (the next run tries again).",
             ["job"], registry=registry,
         )  # fmt: skip
+        self.job_runs_skipped = Counter(
+            "paperbot_job_runs_skipped",
+            "Scheduled runs of a job skipped because its last run was still going.",
+            ["job"], registry=registry,
+        )  # fmt: skip
         self.job_seconds = Histogram(
             "paperbot_job_duration_seconds", "How long each run of a job took.", ["job"],
             buckets=JOB_BUCKETS, registry=registry,
@@ -109,6 +114,7 @@ class Metrics:
             (TELEGRAM_ERRORS, self.telegram_errors),
             (JOBS, self.job_seconds),
             (JOBS, self.database_errors),
+            (JOBS, self.job_runs_skipped),
             (JOBS, self.last_success),
         ]:
             for label in labels:  # every series from the start, at 0

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import aiohttp
 
+from bot import logs
 from bot.core.buttons import Keyboard
 from bot.core.telegram_text import to_plain
 from bot.metrics import Metrics
@@ -204,7 +205,12 @@ class Sender:
 
     async def send(self, chat_id: int, text: str, buttons: Keyboard = ()) -> Sent:
         """One message (Telegram HTML, buttons under it), through limits and retries; raises
-        ChatGone, ChatMoved, and Rejected when even the plain text was refused."""
+        ChatGone, ChatMoved, and Rejected when even the plain text was refused. Its log lines
+        name the chat."""
+        with logs.about_chat(chat_id):
+            return await self._send(chat_id, text, buttons)
+
+    async def _send(self, chat_id: int, text: str, buttons: Keyboard) -> Sent:
         html, backoff, retries = True, self.limits.backoff_seconds, 0
         for attempt in range(1, self.limits.max_attempts + 1):
             await self.limiter.wait_chat_turn(chat_id)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import Redacted
+from bot.logs import Redacted
 from bot.store.database import create_database_engine, head_revision
 from tests.conftest import POSTGRES_URL, ROOT, SEEDS, _reset_postgres
 from tests.store.test_database import AHEAD, revision_of, schema_at
@@ -332,3 +332,75 @@ def test_the_token_is_out_of_log_lines_and_every_exception_of_a_chain() -> None:
     output = stream.getvalue()
     assert "SECRET" not in output
     assert "calling /bot<token>/getMe" in output and "bot<token>/getMe failed" in output
+
+
+def test_config_says_where_each_setting_came_from(workdir: Path) -> None:
+    """The file and the environment both set scan_seconds: the environment wins and says so."""
+    (workdir / "token").write_text("888:FROM-A-FILE\n")
+    (workdir / "settings.toml").write_text(
+        '[inbox]\nscan_seconds = 30\ndir = "listings"\n'
+        '[feeds]\nurls = ["https://ada:s3cret@feeds.example/rss"]\n'
+    )
+    environment = {
+        "PAPERBOT_CONFIG": "settings.toml",
+        "PAPERBOT_INBOX_SCAN_SECONDS": "15",
+        "PAPERBOT_TELEGRAM_TOKEN_FILE": "token",
+        "PAPERBOT_DATABASE_URL": "postgresql://bot:pa55word@db/paperbot",
+        "PAPERBOT_TELEGRAM_WEBHOOK_URL": "https://bot.example/hook",
+        "PAPERBOT_TELEGRAM_WEBHOOK_SECRET": "0123secret",
+    }
+    result = paperbot(workdir, "config", "--json", env=environment)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["config_file"] == "settings.toml"
+    shown = {s["name"]: s for s in document["settings"]}
+    assert shown["inbox.scan_seconds"] == {
+        "name": "inbox.scan_seconds",
+        "env": "PAPERBOT_INBOX_SCAN_SECONDS",
+        "value": 15,
+        "source": "environment",
+        "origin": "PAPERBOT_INBOX_SCAN_SECONDS",
+    }
+    assert (shown["inbox.dir"]["value"], shown["inbox.dir"]["source"]) == ("listings", "file")
+    assert shown["inbox.dir"]["origin"] == "settings.toml"
+    assert (shown["inbox.settle_seconds"]["value"], shown["inbox.settle_seconds"]["source"]) == (
+        5,
+        "default",
+    )
+    token = shown["telegram.token"]
+    assert (token["value"], token["origin"]) == ("<set>", "PAPERBOT_TELEGRAM_TOKEN_FILE")
+    assert shown["telegram.webhook_secret"]["value"] == "<set>"
+    assert shown["database.url"]["value"] == "postgresql://bot:***@db/paperbot"
+    assert shown["feeds.urls"]["value"] == ["https://ada:***@feeds.example/rss"]
+    assert len(shown) > 30 and shown["log.level"]["source"] == "default"
+
+    text = paperbot(workdir, "config", env=environment)
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0] == "settings file: settings.toml"
+    [scan] = [line for line in lines if line.startswith("PAPERBOT_INBOX_SCAN_SECONDS ")]
+    assert scan.split() == [
+        "PAPERBOT_INBOX_SCAN_SECONDS",
+        "inbox.scan_seconds",
+        "environment",
+        "15",
+    ]
+    [dir_line] = [line for line in lines if line.startswith("PAPERBOT_INBOX_DIR ")]
+    assert dir_line.split() == ["PAPERBOT_INBOX_DIR", "inbox.dir", "file", "listings"]
+    [token_line] = [line for line in lines if line.startswith("PAPERBOT_TELEGRAM_TOKEN ")]
+    assert token_line.split()[2:] == ["environment", "(PAPERBOT_TELEGRAM_TOKEN_FILE)", "<set>"]
+    for output in (result, text):
+        everything = output.stdout + output.stderr
+        for secret in ("FROM-A-FILE", "pa55word", "s3cret", "0123secret"):
+            assert secret not in everything
+    assert not (workdir / "data").exists()  # the database was not opened
+
+
+def test_config_needs_no_token_and_refuses_a_bad_setting_in_one_line(workdir: Path) -> None:
+    result = paperbot(workdir, "config", env={"PAPERBOT_DATABASE_URL": "sqlite:////no/such/x.db"})
+    assert result.returncode == 0, result.stderr
+    assert "PAPERBOT_TELEGRAM_TOKEN " in result.stdout and "<unset>" in result.stdout
+    bad = paperbot(workdir, "config", "--json", env={"PAPERBOT_METRICS_PORT": "70000"})
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert bad.stderr.startswith("paperbot: setting metrics.port (PAPERBOT_METRICS_PORT)")
+    assert len(bad.stderr.splitlines()) == 1

@@ -38,6 +38,27 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize(
+    ("level", "format", "taken"),
+    [("debug", "JSON", ("DEBUG", "json")), (" Warning ", "text", ("WARNING", "text"))],
+)
+def test_the_log_settings_in_any_case(
+    monkeypatch: pytest.MonkeyPatch, level: str, format: str, taken: tuple[str, str]
+) -> None:
+    monkeypatch.setenv("PAPERBOT_LOG_LEVEL", level)
+    monkeypatch.setenv("PAPERBOT_LOG_FORMAT", format)
+    settings = load_settings()
+    assert (settings.log.level, settings.log.format) == taken
+
+
+def test_the_log_settings_from_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert (load_settings().log.level, load_settings().log.format) == ("INFO", "text")
+    config = tmp_path / "paperbot.toml"
+    config.write_text('[log]\nlevel = "error"\nformat = "json"\n')
+    monkeypatch.setenv("PAPERBOT_CONFIG", str(config))
+    assert (load_settings().log.level, load_settings().log.format) == ("ERROR", "json")
+
+
+@pytest.mark.parametrize(
     ("variable", "value", "message"),
     [
         (
@@ -59,6 +80,18 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
             "setting database.sqlite_cache_mb (PAPERBOT_DATABASE_SQLITE_CACHE_MB)",
         ),
         ("PAPERBOT_CONFIG", "/nonexistent.toml", "PAPERBOT_CONFIG names '/nonexistent.toml'"),
+        (
+            "PAPERBOT_LOG_LEVEL",
+            "loud",
+            "setting log.level (PAPERBOT_LOG_LEVEL): Input should be 'DEBUG', 'INFO', 'WARNING' "
+            "or 'ERROR' (got 'loud')",
+        ),
+        (
+            "PAPERBOT_LOG_FORMAT",
+            "xml",
+            "setting log.format (PAPERBOT_LOG_FORMAT): Input should be 'text' or 'json' "
+            "(got 'xml')",
+        ),
         *[
             (
                 "PAPERBOT_DATABASE_URL",

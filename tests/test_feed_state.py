@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from bot.cli import Redacted
 from bot.feeds import FeedFetcher
+from bot.logs import Redacted
 from bot.service import ingest
 from bot.service.status import FeedState, feed_status
 from bot.store import Database

@@ -4,10 +4,16 @@ chat arrive closer than its interval, and answers on time cost nothing."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+import json
+import logging
+
 import pytest
 
 from bot.core.buttons import Keyboard
-from bot.sender import MARGIN, Limits, RateLimiter, Sender
+from bot.logs import configured
+from bot.sender import MARGIN, Limits, RateLimiter, Sender, Transient
 from tests.telegram.conftest import FakeTime
 
 
@@ -69,3 +75,37 @@ async def test_a_chats_next_message_waits_its_interval_after_a_late_answer() -> 
     first, second, other = transport.left
     assert second - first == pytest.approx(0.3 + MARGIN)
     assert other == pytest.approx(second + 0.3)  # another chat's turn is not held by it
+
+
+class FlakyTransport:
+    """Telegram answers a 502 to each chat's first message, then takes it."""
+
+    def __init__(self) -> None:
+        self.tried: set[int] = set()
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        if chat_id not in self.tried:
+            self.tried.add(chat_id)
+            raise Transient("502 Bad Gateway")
+        return 1
+
+
+async def test_a_retry_is_logged_about_its_chat() -> None:
+    """In JSON lines, `chat_id` names the chat a message was for."""
+    time, stream = FakeTime(), io.StringIO()
+    handler = configured(logging.StreamHandler(stream), json_lines=True)
+    logger = logging.getLogger("bot.sender")
+    logger.addHandler(handler)
+    try:
+        sender = Sender(FlakyTransport(), Limits(), sleep=time.sleep, monotonic=time.monotonic)
+        await asyncio.gather(sender.send(16, "one"), sender.send(17, "two"))
+        await sender.send(16, "three")  # no retry: no line
+    finally:
+        logger.removeHandler(handler)
+    records = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert sorted((r["chat_id"], r["message"].split(":")[0]) for r in records) == [
+        (16, "chat 16"),
+        (17, "chat 17"),
+    ]

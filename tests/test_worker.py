@@ -14,12 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from bot.config import Settings
+from bot.runtime import Runtime
 from bot.store import Database, deliveries, papers
 from bot.store.database import create_database_engine, head_revision
+from bot.telegram.worker import every
 from tests.conftest import POSTGRES_URL, _reset_postgres
 from tests.fake_telegram import FakeTelegram
 from tests.store.test_database import revision_of
 from tests.test_run import drop_seeds, prepare, start, titles
+from tests.transports import SilentTransport
 
 CHATS = 30
 LEASE = {"PAPERBOT_DELIVERY_LEASE_SECONDS": "6"}  # the killed one's chats free after 6 s
@@ -132,3 +136,19 @@ async def test_database_auto_upgrade_lets_the_service_create_the_schema(
     engine = create_database_engine(POSTGRES_URL)
     assert revision_of(POSTGRES_URL) == head_revision(engine)
     engine.dispose()
+
+
+async def test_a_failing_job_of_the_worker_is_logged_under_its_name(
+    database: Database, caplog: pytest.LogCaptureFixture
+) -> None:
+    runtime = Runtime.build(Settings(), database, SilentTransport("the job sends nothing"))
+    stop = asyncio.Event()
+
+    async def scan_inbox(runtime: Runtime) -> None:
+        stop.set()  # the loop ends after this run
+        raise RuntimeError("the inbox is on fire")
+
+    await every(60, scan_inbox, runtime, stop)
+    [logged] = [r for r in caplog.records if r.name == "bot.telegram.worker"]
+    assert logged.getMessage() == "job scan_inbox failed; trying again in 60 s"
+    assert logged.exc_info is not None and "on fire" in str(logged.exc_info[1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -10,6 +11,8 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobSubmissionEvent
+from apscheduler.schedulers.base import BaseScheduler
 from telegram import BotCommand, ChatMemberUpdated, Update
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
@@ -24,12 +27,12 @@ from telegram.ext import (
     filters,
 )
 
-from bot import jobs
+from bot import jobs, logs
 from bot.commands import COMMANDS, Caller, handle_text, press_button
 from bot.config import Settings, cannot_listen
 from bot.core.flood import FloodGate, Verdict
 from bot.core.telegram_text import split_message
-from bot.metrics import serve_metrics
+from bot.metrics import Metrics, serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
 from bot.service import chats
@@ -148,27 +151,52 @@ async def on_migration(update: Update, context: Context) -> None:
 
 
 async def on_error(update: object, context: Context) -> None:
+    if context.job is not None:  # a scheduled job's run failed (there is no update)
+        name = context.job.name or str(context.job.id)
+        with logs.in_job(name):
+            log.error("job %s failed", name, exc_info=context.error)
+        return
     if update is None and isinstance(context.error, NetworkError):  # polling: Telegram's trouble
         log.warning("fetching updates from Telegram failed (%s); polling again", context.error)
         return
-    log.error("error while handling an update", exc_info=context.error)
-    if isinstance(update, Update) and update.effective_chat is not None:
-        chat_id = update.effective_chat.id
-        try:
-            await context.bot.send_message(
-                chat_id,
-                "Sorry, something went wrong on my side. It has been logged; please try again "
-                "later.",
-            )
-        except TelegramError as error:  # Telegram itself is the trouble: the log says it all
-            log.warning(
-                "could not tell chat %d about the error: %s", update.effective_chat.id, error
-            )
+    chat = update.effective_chat if isinstance(update, Update) else None
+    with logs.about_chat(chat.id if chat is not None else None):
+        log.error("error while handling an update", exc_info=context.error)
+        if chat is not None:
+            await _tell_about_error(context, chat.id)
 
 
-def _job(
+async def _tell_about_error(context: Context, chat_id: int) -> None:
+    try:
+        await context.bot.send_message(
+            chat_id,
+            "Sorry, something went wrong on my side. It has been logged; please try again later.",
+        )
+    except TelegramError as error:  # Telegram itself is the trouble: the log says it all
+        log.warning("could not tell chat %d about the error: %s", chat_id, error)
+
+
+Handler = Callable[[Update, Context], Coroutine[Any, Any, None]]
+
+
+def _about_its_chat(handler: Handler) -> Handler:
+    """The handler, whose log lines name the update's chat."""
+
+    @functools.wraps(handler)
+    async def handle(update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        with logs.about_chat(chat.id if chat is not None else None):
+            await handler(update, context)
+
+    return handle
+
+
+def job_callback(
     work: Callable[[Runtime], Awaitable[object]],
 ) -> Callable[[Context], Coroutine[Any, Any, None]]:
+    """The job as the JobQueue runs it, named as the job (its log lines, its errors, its
+    skipped runs say which)."""
+
     async def callback(context: Context) -> None:
         await jobs.run(work, context.runtime)
 
@@ -201,11 +229,40 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
             runtime.settings.metrics.port,
         )
     queue = application.job_queue
+    if queue is not None:
+        count_skipped_runs(queue.scheduler, runtime.metrics)
     if application.bot_data.get("schedule_jobs") and queue is not None:
-        queue.run_repeating(_job(jobs.beat), periods["deliver"], first=0)
-        queue.run_repeating(_job(jobs.scan_inbox), periods["scan"], first=0)
-        queue.run_repeating(_job(jobs.deliver), periods["deliver"], first=1)
-        queue.run_repeating(_job(jobs.send_digests), periods["digests"], first=2)
+        queue.run_repeating(job_callback(jobs.beat), periods["deliver"], first=0)
+        queue.run_repeating(job_callback(jobs.scan_inbox), periods["scan"], first=0)
+        queue.run_repeating(job_callback(jobs.deliver), periods["deliver"], first=1)
+        queue.run_repeating(job_callback(jobs.send_digests), periods["digests"], first=2)
+
+
+SKIPPED_RUN = 'Execution of job "%s" skipped: maximum number of running instances reached'
+
+
+class SkippedRunsQuiet(logging.Filter):
+    """APScheduler warns each time a job's tick comes while its last run is still going: every
+    5 s of a delivery round that takes minutes, hundreds of lines a round, each saying no more
+    than paperbot_job_runs_skipped_total counts."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(SKIPPED_RUN)
+
+
+_SKIPPED_RUNS_QUIET = SkippedRunsQuiet()
+
+
+def count_skipped_runs(scheduler: BaseScheduler, metrics: Metrics) -> None:
+    """A job's run skipped because the last one is still going: counted by job, not logged."""
+    logging.getLogger("apscheduler.scheduler").addFilter(_SKIPPED_RUNS_QUIET)  # added once
+
+    def skipped(event: JobSubmissionEvent) -> None:
+        job = scheduler.get_job(event.job_id)
+        name = job.name if job is not None else str(event.job_id)
+        metrics.job_runs_skipped.labels(jobs.JOB_NAMES.get(name, name)).inc()
+
+    scheduler.add_listener(skipped, EVENT_JOB_MAX_INSTANCES)
 
 
 async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -247,10 +304,15 @@ def build_application(
     application.bot_data["runtime"] = make_runtime(TelegramTransport(application.bot))
     application.bot_data["schedule_jobs"] = schedule_jobs
     application.bot_data["flood"] = FloodGate(settings.telegram.commands_per_minute)
-    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migration))
-    application.add_handler(MessageHandler(filters.TEXT & ~filters.UpdateType.EDITED, on_message))
-    application.add_handler(CallbackQueryHandler(on_button))
-    application.add_handler(ChatMemberHandler(on_membership, ChatMemberHandler.MY_CHAT_MEMBER))
+    text = filters.TEXT & ~filters.UpdateType.EDITED
+    application.add_handler(
+        MessageHandler(filters.StatusUpdate.MIGRATE, _about_its_chat(on_migration))
+    )
+    application.add_handler(MessageHandler(text, _about_its_chat(on_message)))
+    application.add_handler(CallbackQueryHandler(_about_its_chat(on_button)))
+    application.add_handler(
+        ChatMemberHandler(_about_its_chat(on_membership), ChatMemberHandler.MY_CHAT_MEMBER)
+    )
     application.add_error_handler(on_error)
     return application
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from telegram import Bot
 
-from bot import jobs
+from bot import jobs, logs
 from bot.config import Settings
 from bot.metrics import serve_metrics
 from bot.runtime import Runtime
@@ -31,7 +31,8 @@ async def every(seconds: float, job: jobs.Job, runtime: Runtime, stop: asyncio.E
         try:
             await jobs.run(job, runtime)
         except Exception:
-            log.exception("%s failed; trying again in %s s", job.__name__, seconds)
+            with logs.in_job(job.__name__):
+                log.exception("job %s failed; trying again in %s s", job.__name__, seconds)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), seconds)
 

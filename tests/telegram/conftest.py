@@ -56,6 +56,12 @@ class World:
     async def drop(self, *names: str, **contents: str) -> None:
         """Seed listings (by name) and other files (name=text) land in the inbox, a minute ago
         in the test's time, and the scan job runs."""
+        self.place(*names, **contents)
+        await asyncio.to_thread(self.runtime.scan)
+
+    def place(self, *names: str, **contents: str) -> None:
+        """Seed listings (by name) and other files (name=text) land in the inbox, a minute ago
+        in the test's time."""
         files = {name: (SEEDS / name).read_bytes() for name in names}
         files.update({name.replace("_", "."): text.encode() for name, text in contents.items()})
         arrived = self.clock().timestamp() - 60
@@ -63,7 +69,6 @@ class World:
             path = self.inbox / name
             path.write_bytes(data)
             os.utime(path, (arrived, arrived))
-        await asyncio.to_thread(self.runtime.scan)
 
     async def command(self, chat_id: int, text: str, **who: Any) -> str:
         return str((await self.server.reply_to(chat_id, text, **who))["text"])

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES
 from sqlalchemy import text
 
+from bot import jobs
 from bot.commands import COMMANDS
 from bot.store import chats
+from bot.telegram.app import job_callback
 from tests.conftest import SEEDS
 from tests.telegram.conftest import OPERATOR, World
 
@@ -257,3 +262,50 @@ async def test_a_second_press_of_the_same_button_changes_nothing_and_says_nothin
     assert "Nothing was deleted" in world.server.messages[(ADA, question["message_id"])]["text"]
     assert not any("went wrong" in m["text"] for m in world.server.sent(ADA))
     assert filters_of(world, ADA) == ["mamba"]
+
+
+async def test_a_failing_job_is_logged_under_its_name(
+    world: World, caplog: pytest.LogCaptureFixture
+) -> None:
+    await world.command(ADA, "/subscribe mamba")
+    with world.runtime.database.engine.begin() as connection:
+        connection.execute(text("DROP TABLE filter"))
+    failed = asyncio.Event()
+
+    async def told(update: object, context: Any) -> None:  # after the bot's own handler
+        failed.set()
+
+    world.app.add_error_handler(told)
+    assert world.app.job_queue is not None
+    world.place(SEED_NAMES[0])
+    world.app.job_queue.run_once(job_callback(jobs.scan_inbox), 0)
+    await asyncio.wait_for(failed.wait(), 10)
+    [logged] = [r for r in caplog.records if r.name == "bot.telegram.app"]
+    assert (logged.levelname, logged.getMessage()) == ("ERROR", "job scan_inbox failed")
+    assert logged.exc_info is not None and "no such table: filter" in str(logged.exc_info[1])
+
+
+async def test_a_job_still_running_is_skipped_quietly_and_counted(
+    world: World, caplog: pytest.LogCaptureFixture
+) -> None:
+    """APScheduler's tick finds the last run still going (a delivery round takes minutes): no
+    warning, a count."""
+    caplog.set_level(logging.INFO)
+    queue = world.app.job_queue
+    assert queue is not None
+    release, skips = asyncio.Event(), asyncio.Semaphore(0)
+
+    async def deliver(context: Any) -> None:  # a long round, named as the delivery job
+        await release.wait()
+
+    queue.scheduler.add_listener(lambda event: skips.release(), EVENT_JOB_MAX_INSTANCES)
+    job = queue.run_repeating(deliver, interval=0.01, first=0)
+    for _ in range(3):  # three ticks came while the first run was still going
+        await asyncio.wait_for(skips.acquire(), 10)
+    release.set()
+    job.schedule_removal()
+    skipped = world.runtime.metrics.registry.get_sample_value(
+        "paperbot_job_runs_skipped_total", {"job": "deliver"}
+    )
+    assert skipped is not None and skipped >= 3
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
