@@ -15,6 +15,7 @@ from bot.config import Settings, SettingsError, StartupError, load_settings
 from bot.config_report import config_json, config_text
 from bot.core.query import InvalidQuery
 from bot.core.render import plural
+from bot.core.text import first_line
 from bot.logs import redact, setup_logging
 from bot.service import ingest
 from bot.service.preview import Preview, preview
@@ -219,19 +220,6 @@ def _cmd_service(command: str, settings: Settings, database: Database) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    except SettingsError as error:  # a setting the start met: a port not this machine's
-        print(f"paperbot: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except StartupError as error:  # the moment's: a port another process holds
-        print(f"paperbot: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    except Exception as error:  # one line, never the token; the traceback with -v
-        logging.getLogger(__name__).debug("%s stopped", command, exc_info=True)
-        print(
-            f"paperbot: {command} stopped: {redact(f'{type(error).__name__}: {error}', token)}",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -275,9 +263,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except SettingsError as error:
         print(f"paperbot: {error}", file=sys.stderr)
         return EXIT_USAGE
+    token = settings.telegram.token
+    secret = token.get_secret_value() if token else None
     try:
-        token = settings.telegram.token
-        secret = token.get_secret_value() if token else None
         setup_logging(
             "DEBUG" if args.verbose else settings.log.level,
             json_lines=settings.log.format == "json",
@@ -296,6 +284,18 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     except StoreError as error:
         print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except SettingsError as error:  # a setting the start met: a port not this machine's
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except StartupError as error:  # the moment's: a port another process holds
+        print(f"paperbot: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as error:  # the unforeseen: one line, never a secret; -v logs the traceback
+        logging.getLogger(__name__).debug("%s stopped", args.command, exc_info=True)
+        message, kind = first_line(error), type(error).__name__
+        line = redact(message if message == kind else f"{kind}: {message}", secret)
+        print(f"paperbot: {args.command} stopped: {line} (-v shows where)", file=sys.stderr)
         return EXIT_FAILED
 
 

@@ -404,3 +404,22 @@ def test_config_needs_no_token_and_refuses_a_bad_setting_in_one_line(workdir: Pa
     assert (bad.returncode, bad.stdout) == (2, "")
     assert bad.stderr.startswith("paperbot: setting metrics.port (PAPERBOT_METRICS_PORT)")
     assert len(bad.stderr.splitlines()) == 1
+
+
+def test_an_unforeseen_error_is_one_line_and_the_traceback_only_with_v(workdir: Path) -> None:
+    url = f"sqlite:///{workdir / 'bot.db'}"
+    paperbot(workdir, "status", env={"PAPERBOT_DATABASE_URL": url})
+    engine = create_database_engine(url)
+    with engine.begin() as connection:  # a table gone behind the code's back
+        connection.exec_driver_sql("DROP TABLE chat")
+    engine.dispose()
+    env = {"PAPERBOT_DATABASE_URL": url, "PAPERBOT_TELEGRAM_TOKEN": "123:SECRET"}
+    result = paperbot(workdir, "status", env=env)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "paperbot: status stopped: OperationalError: (sqlite3.OperationalError) no such table: "
+        "chat (-v shows where)"
+    ]
+    verbose = paperbot(workdir, "-v", "status", env=env)
+    assert verbose.returncode == 1 and "Traceback" in verbose.stderr
+    assert "SECRET" not in verbose.stderr
