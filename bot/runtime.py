@@ -82,7 +82,7 @@ class Runtime:
     recent: RecentPapers = field(init=False)  # the last days' papers that /preview looks in
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
-    delivering: bool = False  # a delivery round is under way
+    delivering: int = 0  # instant rounds under way
     pruned_at: datetime | None = None  # when the last pass over the ledger's old rows began
     prune_from: int | None = None  # where the pass goes on (None: no pass under way)
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
@@ -230,19 +230,18 @@ class Runtime:
 
     async def deliver(self) -> SendReport:
         """The delivery job: instant alerts for whatever is pending (papers are matched into
-        the ledger by `scan`, which also picks up what a crash left unmatched). One round at a
-        time: a burst takes minutes at Telegram's 30 messages a second, and a call meanwhile
-        returns at once (the job is alive: the round is its work); the round after it, the next
-        tick's, sends what was planned meanwhile."""
-        if self.delivering:
-            self.metrics.job_succeeded("deliver", self.clock())
-            return SendReport()
-        self.delivering = True
+        the ledger by `scan`, which also picks up what a crash left unmatched). Rounds overlap:
+        a burst takes minutes at Telegram's 30 messages a second, and a round started meanwhile
+        (the next tick's, the inbox job's) takes only the chats no round of this process holds:
+        rows planned since for other chats, and a killed process's chats as soon as their lease
+        has run out, not after the long round. A chat held by a round is left to it; the round
+        after it sends what was planned for it meanwhile."""
+        self.delivering += 1
         try:
             with self.metrics.job_seconds.labels("deliver").time():
                 report = await self.postman.deliver_instant()
         finally:
-            self.delivering = False
+            self.delivering -= 1
         self.metrics.job_succeeded("deliver", self.clock())
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())
@@ -253,6 +252,16 @@ class Runtime:
         task = asyncio.get_running_loop().create_task(work)
         self.background.add(task)
         task.add_done_callback(self._ended)
+
+    async def finish_rounds(self, grace: float) -> None:
+        """At stop: the rounds started in the background given `grace` seconds to end, then
+        cancelled (their claims are given up; what they left waits in the ledger)."""
+        if not self.background:
+            return
+        _, going_on = await asyncio.wait(set(self.background), timeout=grace)
+        for task in going_on:
+            task.cancel()
+        await asyncio.gather(*going_on, return_exceptions=True)
 
     def _ended(self, task: asyncio.Task[object]) -> None:
         self.background.discard(task)
@@ -274,6 +283,7 @@ class Runtime:
         not wait for them to lapse), and digests queued for composing are dropped (their rows
         wait in the ledger)."""
         self.postman.composing.shutdown(wait=False, cancel_futures=True)
+        self.postman.composing_beside.shutdown(wait=False, cancel_futures=True)
         processes.leave(self.database, process_id=self.postman.holder)
 
     async def send_due_digests(self) -> SendReport:

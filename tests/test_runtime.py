@@ -10,7 +10,7 @@ import shutil
 import socket
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from bot.core.buttons import Keyboard
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.service import processes
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.database import create_database_engine
 from bot.telegram.worker import run_jobs
 from tests.conftest import SEEDS, Clock
@@ -128,7 +128,8 @@ async def test_a_job_that_meets_the_database_out_of_reach_is_counted(clock: Cloc
     database = Database(create_database_engine(url))
     runtime = Runtime.build(Settings(), database, SilentTransport("nothing to send"), clock=clock)
     await jobs.run(jobs.scan_inbox, runtime)
-    await jobs.run(jobs.send_digests, runtime)
+    await jobs.run(jobs.send_digests, runtime)  # the tick starts the round and returns
+    await runtime.finish_rounds(grace=30)
 
     def counted(job: str) -> float | None:
         sample = "paperbot_database_errors_total"
@@ -213,3 +214,55 @@ async def test_the_console_never_beats_a_heartbeat(database: Database, clock: Cl
     runtime = Runtime.build(Settings(), database, RecordingTransport(), clock=clock)
     await runtime.deliver()  # as the console's rounds call it
     assert processes.heartbeat(database, process_id="bot", kind="paperbot", now=clock()) == 1
+
+
+class HeldChatTransport(RecordingTransport):
+    """Records what it carries; a message to `held` waits until the test lets it go."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__()
+        self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        if chat_id == self.held:
+            self.holding.set()
+            await self.go.wait()
+        return await super().send(chat_id, text, html=html, buttons=buttons)
+
+
+async def test_a_tick_during_a_long_round_takes_a_killed_processs_chats(
+    database: Database, clock: Clock
+) -> None:
+    """A process killed while it held chat 2: the survivor, in the middle of a round held at chat
+    1, takes chat 2 at its first delivery tick after the lease ran out, not after its round."""
+    for chat_id, word in [(1, "first"), (2, "second")]:
+        follow(database, chat_id, word, now=clock())
+        with database.session() as session:
+            chats.update_chat(session, chat_id=chat_id, mode="instant")
+    arrive(database, "First light", clock())
+    arrive(database, "Second thoughts", clock())
+    settings = Settings()
+    lease = timedelta(seconds=settings.delivery.lease_seconds)
+    with database.connection() as connection:  # the killed one's claim, never given up
+        leases.claim_chats(connection, chat_ids=[2], holder="killed", now=clock(),
+                           until=clock() + lease)  # fmt: skip
+    transport = HeldChatTransport(held=1)
+    survivor = Runtime.build(settings, database, transport, clock=clock)
+    survivor.plan()
+    long_round = asyncio.create_task(survivor.deliver())  # as the inbox job starts one
+    await transport.holding.wait()
+
+    await jobs.deliver(survivor)  # a tick within the lease: chat 2 is the killed one's
+    await asyncio.gather(*survivor.background)
+    assert transport.sent == []
+    clock.now += lease + timedelta(seconds=1)
+    await jobs.deliver(survivor)  # the first tick after it
+    await asyncio.gather(*survivor.background)
+    assert transport.chats() == [2] and not long_round.done()
+
+    transport.go.set()
+    assert (await long_round).sent == 1
+    with database.session() as session:
+        assert deliveries.count_deliveries(session) == {"sent": 2}
