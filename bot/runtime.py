@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,6 +23,7 @@ from bot.feeds import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
 from bot.service import Clock, ingest, processes, retention, utc_now
+from bot.service.backlog import lateness_problem, oldest_late_seconds, read_backlog
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport, Progress
 from bot.service.planning import Planner, PlanReport
@@ -134,15 +135,24 @@ class Runtime:
         return self.settings.filters.rules
 
     def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
-        """Counts of everything stored and the feeds' state (/metrics, at each scrape), but the
-        ledger's rows by status."""
-        return store_status(self.database, ledger_by_status=False), feed_status(self.database)
+        """Counts of everything stored, how far behind the sending is, and the feeds' state
+        (/metrics, at each scrape), but the ledger's settled rows by status."""
+        status = store_status(self.database, ledger_by_status=False)
+        status = replace(status, backlog=read_backlog(self.database, now=self.clock()))
+        return status, feed_status(self.database)
 
     def health(self, periods: Mapping[str, float]) -> Health:
         """/healthz from now on, for jobs run every `periods[job]` seconds."""
-        return Health(
-            lambda: health_problem(self.database), self.metrics, self.clock, periods, self.clock()
-        )
+        return Health(self.problem, self.metrics, self.clock, periods, self.clock())
+
+    def problem(self) -> str | None:
+        """What /healthz refuses for besides the jobs, in one line: the database cannot be read,
+        a delivery has waited too long."""
+        found = health_problem(self.database)
+        most = self.settings.metrics.max_waiting_seconds
+        if found or not most:
+            return found
+        return lateness_problem(oldest_late_seconds(self.database, now=self.clock()), most)
 
     def scan(
         self, *, progress: Progress | None = None, stop: threading.Event | None = None
