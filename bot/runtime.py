@@ -87,6 +87,7 @@ class Runtime:
     pruned_at: datetime | None = None  # when the last pass over the ledger's old rows began
     prune_from: int | None = None  # where the pass goes on (None: no pass under way)
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
+    inbox_problem: str | None = None  # why the inbox folder could not be read at the last scan
 
     def __post_init__(self) -> None:
         ranking = self.settings.ranking
@@ -147,8 +148,8 @@ class Runtime:
 
     def problem(self) -> str | None:
         """What /healthz refuses for besides the jobs, in one line: the database cannot be read,
-        a delivery has waited too long."""
-        found = health_problem(self.database)
+        the inbox folder cannot be read, a delivery has waited too long."""
+        found = health_problem(self.database) or ingest.inbox_problem(self.settings.inbox.dir)
         most = self.settings.metrics.max_waiting_seconds
         if found or not most:
             return found
@@ -172,6 +173,7 @@ class Runtime:
         self, progress: Progress | None, stop: threading.Event | None
     ) -> tuple[IngestReport, PlanReport]:
         with self.metrics.job_seconds.labels("scan").time():
+            self.note_inbox(ingest.inbox_problem(self.settings.inbox.dir))
             report = ingest.scan_inbox(
                 self.database,
                 self.settings.inbox.dir,
@@ -195,6 +197,16 @@ class Runtime:
         if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
+
+    def note_inbox(self, problem: str | None) -> None:
+        """The inbox folder's problem logged when it begins and when it ends, not at each scan
+        (/healthz says it meanwhile)."""
+        if problem != self.inbox_problem:
+            if problem:
+                log.warning("inbox: %s; nothing is read from it", problem)
+            else:
+                log.info("inbox: the folder %s can be read again", self.settings.inbox.dir)
+        self.inbox_problem = problem
 
     def prune_when_due(self) -> int:
         """The ledger's rows settled more than `delivery.keep_days` ago, deleted (the inbox job,

@@ -326,3 +326,30 @@ async def test_processes_waiting_rows_and_a_late_delivery_in_metrics_and_healthz
     assert value(samples, "paperbot_oldest_waiting_seconds") == 0
     assert value(samples, "paperbot_deliveries", state="pending") == 0
     assert await health(base) == (200, "ok\n")
+
+
+async def test_healthz_refuses_while_the_inbox_folder_is_missing_and_says_it_once(
+    make_world: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An NFS mount gone: /healthz says which folder and which setting; the scans log it once
+    when it begins and once when it ends, not at each scan."""
+    world, base = await start(make_world)
+    away = world.inbox.with_name("away")
+    world.inbox.rename(away)
+    expected = f"the inbox folder {world.inbox} is missing (PAPERBOT_INBOX_DIR, inbox.dir)"
+    with caplog.at_level("INFO", logger="bot.runtime"):
+        for _ in range(3):
+            await world.drop()
+            assert await health(base) == (503, expected + "\n")
+        away.rename(world.inbox)
+        for _ in range(2):
+            await world.drop(SEED_000)
+            assert await health(base) == (200, "ok\n")
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.runtime"]
+    inbox_lines = [line for line in said if "inbox folder" in line or "the folder" in line]
+    assert inbox_lines == [
+        f"inbox: {expected}; nothing is read from it",
+        f"inbox: the folder {world.inbox} can be read again",
+    ]
+    _, samples = await scrape(base)
+    assert value(samples, "paperbot_papers") == 5  # read once the folder was back
