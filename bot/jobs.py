@@ -48,7 +48,7 @@ async def deliver(runtime: Runtime) -> None:
     ticks meanwhile (skipped by the scheduler while a tick waited for its round) start rounds of
     their own, which take what the long one does not hold, among it a killed process's chats
     once their lease has run out."""
-    runtime.in_background(run(send_instant, runtime))
+    runtime.in_background(run(send_instant, runtime), name="deliver")
 
 
 async def send_instant(runtime: Runtime) -> None:
@@ -66,7 +66,7 @@ async def beat(runtime: Runtime) -> None:
 async def send_digests(runtime: Runtime) -> None:
     """The digest tick, started as the delivery tick is: a morning's round takes half an hour,
     and a killed process's due chats are taken by the next tick's round, beside it."""
-    runtime.in_background(run(digest_round, runtime))
+    runtime.in_background(run(digest_round, runtime), name="send_digests")
 
 
 async def digest_round(runtime: Runtime) -> None:

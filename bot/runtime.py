@@ -269,9 +269,10 @@ class Runtime:
             log.info("delivery: %s", report.line())
         return report
 
-    def in_background(self, work: Coroutine[Any, Any, object]) -> None:
-        """`work` started as a task of its own, kept until it ends; a failure is logged."""
-        task = asyncio.get_running_loop().create_task(work)
+    def in_background(self, work: Coroutine[Any, Any, object], name: str | None = None) -> None:
+        """`work` started as a task of its own (named `name`: the job's), kept until it ends; a
+        failure is logged under its name."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
         self.background.add(task)
         task.add_done_callback(self._ended)
 
@@ -288,7 +289,7 @@ class Runtime:
     def _ended(self, task: asyncio.Task[object]) -> None:
         self.background.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            log.error("%s failed", task.get_coro(), exc_info=task.exception())
+            log.error("%s failed", task.get_name(), exc_info=task.exception())
 
     def heartbeat(self) -> None:
         """This process is alive and sends through Telegram (jobs.beat, every delivery tick;

@@ -266,3 +266,29 @@ async def test_a_tick_during_a_long_round_takes_a_killed_processs_chats(
     assert (await long_round).sent == 1
     with database.session() as session:
         assert deliveries.count_deliveries(session) == {"sent": 2}
+
+
+class BrokenTransport:
+    """A bug in the sending: every message raises what no one expects."""
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        raise RuntimeError("a bug")
+
+
+async def test_a_round_that_fails_in_the_background_is_logged_under_its_job(
+    database: Database, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The delivery tick returns before its round ends: a round's failure is logged by the
+    runtime, titled by the job, with its traceback."""
+    runtime = Runtime.build(Settings(), database, BrokenTransport(), clock=clock)
+    follow(database, 1, "first", now=clock())
+    with database.session() as session:
+        chats.update_chat(session, chat_id=1, mode="instant")
+    arrive(database, "First light", clock())
+    runtime.plan()
+    await jobs.deliver(runtime)
+    await asyncio.wait(set(runtime.background))
+    [failure] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert failure.getMessage() == "deliver failed" and failure.exc_info is not None
