@@ -304,7 +304,11 @@ class Runtime:
     def leave(self) -> None:
         """At stop: this process's heartbeat and its chats' claims go at once (the others need
         not wait for them to lapse), and digests queued for composing are dropped (their rows
-        wait in the ledger)."""
+        wait in the ledger). Rounds still under way are cancelled first: one that went on
+        sending would send to chats another process may now take (a message in flight may go
+        again, as after a crash)."""
+        for task in self.background:
+            task.cancel()
         self.postman.composing.shutdown(wait=False, cancel_futures=True)
         self.postman.composing_beside.shutdown(wait=False, cancel_futures=True)
         processes.leave(self.database, process_id=self.postman.holder)

@@ -292,3 +292,29 @@ async def test_a_round_that_fails_in_the_background_is_logged_under_its_job(
     await asyncio.wait(set(runtime.background))
     [failure] = [r for r in caplog.records if r.levelname == "ERROR"]
     assert failure.getMessage() == "deliver failed" and failure.exc_info is not None
+
+
+async def test_leaving_cancels_the_rounds_under_way_before_the_claims_go(
+    database: Database, clock: Clock
+) -> None:
+    """At stop the claims go at once, so that the others need not wait for them to lapse: a
+    round still under way is cancelled first, and sends nothing more to chats that another
+    process may take from then on."""
+    follow(database, 1, "first", now=clock())
+    with database.session() as session:
+        chats.update_chat(session, chat_id=1, mode="instant")
+    arrive(database, "First light", clock())
+    transport = HeldChatTransport(held=1)
+    runtime = Runtime.build(Settings(), database, transport, clock=clock)
+    runtime.plan()
+    await jobs.deliver(runtime)
+    await transport.holding.wait()
+    [round_] = runtime.background
+    runtime.leave()
+    transport.go.set()
+    await asyncio.gather(round_, return_exceptions=True)
+    assert round_.cancelled() and transport.sent == []
+    with database.connection() as connection:  # the chat is free for another process now
+        now = clock()
+        assert leases.claim_chats(connection, chat_ids=[1], holder="other", now=now,
+                                  until=now + timedelta(seconds=60)) == [1]  # fmt: skip
