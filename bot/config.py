@@ -216,6 +216,9 @@ class MetricsSettings(Section):
     # the address /metrics and /healthz listen on: this machine only, unless opened on purpose
     # (0.0.0.0 in a container, whose port is published to the host's 127.0.0.1)
     host: str = "127.0.0.1"
+    # /healthz refuses (503, saying why) when a delivery has waited longer than this many seconds
+    # past its time (bot/service/backlog.py says when a row is late); 0: never
+    max_waiting_seconds: float = Field(default=900, ge=0)
 
     @field_validator("host")
     @classmethod

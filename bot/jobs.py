@@ -20,8 +20,10 @@ DIGEST_SECONDS = 30
 JOB_NAMES = {  # metrics'
     "scan_inbox": "scan",
     "deliver": "deliver",
+    "send_instant": "deliver",
     "beat": "deliver",
     "send_digests": "digests",
+    "digest_round": "digests",
 }
 
 
@@ -39,10 +41,18 @@ async def scan_inbox(runtime: Runtime) -> None:
     later) in a round of their own: the job goes back to the inbox rather than wait minutes for
     a burst to be sent (the next scan would be skipped meanwhile, the next listing kept)."""
     await asyncio.to_thread(runtime.scan)
-    runtime.in_background(run(deliver, runtime))  # returns at once if a round is under way
+    await deliver(runtime)
 
 
 async def deliver(runtime: Runtime) -> None:
+    """The delivery tick starts a round and returns: a burst's round takes minutes, and the
+    ticks meanwhile (skipped by the scheduler while a tick waited for its round) start rounds of
+    their own, which take what the long one does not hold, among it a killed process's chats
+    once their lease has run out."""
+    runtime.in_background(run(send_instant, runtime), name="deliver")
+
+
+async def send_instant(runtime: Runtime) -> None:
     await runtime.deliver()
 
 
@@ -55,6 +65,12 @@ async def beat(runtime: Runtime) -> None:
 
 
 async def send_digests(runtime: Runtime) -> None:
+    """The digest tick, started as the delivery tick is: a morning's round takes half an hour,
+    and a killed process's due chats are taken by the next tick's round, beside it."""
+    runtime.in_background(run(digest_round, runtime), name="send_digests")
+
+
+async def digest_round(runtime: Runtime) -> None:
     await runtime.send_due_digests()
 
 

@@ -155,6 +155,13 @@ STORE_GAUGES = {
         "When a feed last answered (Unix time; 0: never).",
         ("feed",),
     ),
+    "paperbot_processes": ("Processes sending for the bot, alive by their heartbeat.", ()),
+    "paperbot_deliveries": ("Delivery ledger rows waiting to go out, by state.", ("state",)),
+    "paperbot_oldest_waiting_seconds": (
+        "How late the oldest late ledger row is (instant: since planned; digest: since the "
+        "chat's digest hour passed; 0: none is).",
+        (),
+    ),
 }
 
 
@@ -180,7 +187,7 @@ class StoreCollector(Collector):
             return
         up.add_metric([], 1)
         yield up
-        values: dict[str, int | Mapping[str, float]] = {
+        values: dict[str, float | Mapping[str, float]] = {
             "paperbot_papers": status.papers,
             "paperbot_filters": status.filters,
             "paperbot_chats": status.chats,
@@ -193,9 +200,13 @@ class StoreCollector(Collector):
                 for f in feeds
             },
         }
+        if status.backlog is not None:
+            values["paperbot_processes"] = status.backlog.processes
+            values["paperbot_deliveries"] = status.backlog.waiting
+            values["paperbot_oldest_waiting_seconds"] = status.backlog.oldest_waiting_seconds
         for name, value in values.items():
             family = self._family(name)
-            if isinstance(value, int):
+            if isinstance(value, int | float):
                 family.add_metric([], value)
             else:
                 for label, number in sorted(value.items()):

@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,6 +23,7 @@ from bot.feeds import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
 from bot.service import Clock, ingest, processes, retention, utc_now
+from bot.service.backlog import lateness_problem, oldest_late_seconds, read_backlog
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport, Progress
 from bot.service.planning import Planner, PlanReport
@@ -82,10 +83,11 @@ class Runtime:
     recent: RecentPapers = field(init=False)  # the last days' papers that /preview looks in
     memory: MemoryPolicy = field(init=False)
     planning: threading.Lock = field(default_factory=threading.Lock)
-    delivering: bool = False  # a delivery round is under way
+    delivering: int = 0  # instant rounds under way
     pruned_at: datetime | None = None  # when the last pass over the ledger's old rows began
     prune_from: int | None = None  # where the pass goes on (None: no pass under way)
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
+    inbox_problem: str | None = None  # why the inbox folder could not be read at the last scan
 
     def __post_init__(self) -> None:
         ranking = self.settings.ranking
@@ -134,15 +136,24 @@ class Runtime:
         return self.settings.filters.rules
 
     def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
-        """Counts of everything stored and the feeds' state (/metrics, at each scrape), but the
-        ledger's rows by status."""
-        return store_status(self.database, ledger_by_status=False), feed_status(self.database)
+        """Counts of everything stored, how far behind the sending is, and the feeds' state
+        (/metrics, at each scrape), but the ledger's settled rows by status."""
+        status = store_status(self.database, ledger_by_status=False)
+        status = replace(status, backlog=read_backlog(self.database, now=self.clock()))
+        return status, feed_status(self.database)
 
     def health(self, periods: Mapping[str, float]) -> Health:
         """/healthz from now on, for jobs run every `periods[job]` seconds."""
-        return Health(
-            lambda: health_problem(self.database), self.metrics, self.clock, periods, self.clock()
-        )
+        return Health(self.problem, self.metrics, self.clock, periods, self.clock())
+
+    def problem(self) -> str | None:
+        """What /healthz refuses for besides the jobs, in one line: the database cannot be read,
+        the inbox folder cannot be read, a delivery has waited too long."""
+        found = health_problem(self.database) or ingest.inbox_problem(self.settings.inbox.dir)
+        most = self.settings.metrics.max_waiting_seconds
+        if found or not most:
+            return found
+        return lateness_problem(oldest_late_seconds(self.database, now=self.clock()), most)
 
     def scan(
         self, *, progress: Progress | None = None, stop: threading.Event | None = None
@@ -162,6 +173,7 @@ class Runtime:
         self, progress: Progress | None, stop: threading.Event | None
     ) -> tuple[IngestReport, PlanReport]:
         with self.metrics.job_seconds.labels("scan").time():
+            self.note_inbox(ingest.inbox_problem(self.settings.inbox.dir))
             report = ingest.scan_inbox(
                 self.database,
                 self.settings.inbox.dir,
@@ -185,6 +197,16 @@ class Runtime:
         if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
+
+    def note_inbox(self, problem: str | None) -> None:
+        """The inbox folder's problem logged when it begins and when it ends, not at each scan
+        (/healthz says it meanwhile)."""
+        if problem != self.inbox_problem:
+            if problem:
+                log.warning("inbox: %s; nothing is read from it", problem)
+            else:
+                log.info("inbox: the folder %s can be read again", self.settings.inbox.dir)
+        self.inbox_problem = problem
 
     def prune_when_due(self) -> int:
         """The ledger's rows settled more than `delivery.keep_days` ago, deleted (the inbox job,
@@ -230,34 +252,44 @@ class Runtime:
 
     async def deliver(self) -> SendReport:
         """The delivery job: instant alerts for whatever is pending (papers are matched into
-        the ledger by `scan`, which also picks up what a crash left unmatched). One round at a
-        time: a burst takes minutes at Telegram's 30 messages a second, and a call meanwhile
-        returns at once (the job is alive: the round is its work); the round after it, the next
-        tick's, sends what was planned meanwhile."""
-        if self.delivering:
-            self.metrics.job_succeeded("deliver", self.clock())
-            return SendReport()
-        self.delivering = True
+        the ledger by `scan`, which also picks up what a crash left unmatched). Rounds overlap:
+        a burst takes minutes at Telegram's 30 messages a second, and a round started meanwhile
+        (the next tick's, the inbox job's) takes only the chats no round of this process holds:
+        rows planned since for other chats, and a killed process's chats as soon as their lease
+        has run out, not after the long round. A chat held by a round is left to it; the round
+        after it sends what was planned for it meanwhile."""
+        self.delivering += 1
         try:
             with self.metrics.job_seconds.labels("deliver").time():
                 report = await self.postman.deliver_instant()
         finally:
-            self.delivering = False
+            self.delivering -= 1
         self.metrics.job_succeeded("deliver", self.clock())
         if report.messages or report.failed or report.waiting:
             log.info("delivery: %s", report.line())
         return report
 
-    def in_background(self, work: Coroutine[Any, Any, object]) -> None:
-        """`work` started as a task of its own, kept until it ends; a failure is logged."""
-        task = asyncio.get_running_loop().create_task(work)
+    def in_background(self, work: Coroutine[Any, Any, object], name: str | None = None) -> None:
+        """`work` started as a task of its own (named `name`: the job's), kept until it ends; a
+        failure is logged under its name."""
+        task = asyncio.get_running_loop().create_task(work, name=name)
         self.background.add(task)
         task.add_done_callback(self._ended)
+
+    async def finish_rounds(self, grace: float) -> None:
+        """At stop: the rounds started in the background given `grace` seconds to end, then
+        cancelled (their claims are given up; what they left waits in the ledger)."""
+        if not self.background:
+            return
+        _, going_on = await asyncio.wait(set(self.background), timeout=grace)
+        for task in going_on:
+            task.cancel()
+        await asyncio.gather(*going_on, return_exceptions=True)
 
     def _ended(self, task: asyncio.Task[object]) -> None:
         self.background.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            log.error("%s failed", task.get_coro(), exc_info=task.exception())
+            log.error("%s failed", task.get_name(), exc_info=task.exception())
 
     def heartbeat(self) -> None:
         """This process is alive and sends through Telegram (jobs.beat, every delivery tick;
@@ -272,8 +304,13 @@ class Runtime:
     def leave(self) -> None:
         """At stop: this process's heartbeat and its chats' claims go at once (the others need
         not wait for them to lapse), and digests queued for composing are dropped (their rows
-        wait in the ledger)."""
+        wait in the ledger). Rounds still under way are cancelled first: one that went on
+        sending would send to chats another process may now take (a message in flight may go
+        again, as after a crash)."""
+        for task in self.background:
+            task.cancel()
         self.postman.composing.shutdown(wait=False, cancel_futures=True)
+        self.postman.composing_beside.shutdown(wait=False, cancel_futures=True)
         processes.leave(self.database, process_id=self.postman.holder)
 
     async def send_due_digests(self) -> SendReport:

@@ -307,3 +307,64 @@ async def test_the_endpoints_listen_on_the_configured_address(
     assert answers(reached, port)
     assert refused is None or not answers(refused, port)
     assert (await health(f"http://{reached}:{port}"))[0] == 200
+
+
+async def test_processes_waiting_rows_and_a_late_delivery_in_metrics_and_healthz(
+    make_world: Any,
+) -> None:
+    """Read from the database at each scrape: the live processes, the rows waiting by state and
+    how late the oldest is; /healthz refuses once it is later than
+    metrics.max_waiting_seconds, and is ok again once it went out."""
+    world, base = await start(make_world)  # metrics.max_waiting_seconds: 900 by default
+    await world.command(ADA, '/subscribe "kv cache"')
+    await world.command(ADA, "/mode instant")
+    await world.drop(SEED_000, SEED_002, SEED_003)  # two rows planned, not sent yet
+    world.clock.advance(seconds=900)
+    world.runtime.heartbeat()
+    _, samples = await scrape(base)
+    assert value(samples, "paperbot_processes") == 1
+    assert value(samples, "paperbot_deliveries", state="pending") == 2
+    assert value(samples, "paperbot_deliveries", state="sending") == 0
+    assert value(samples, "paperbot_oldest_waiting_seconds") == 900
+    assert (await health(base))[1] != "ok\n"  # the jobs, 900 s without a run
+    await world.drop()
+    await world.runtime.send_due_digests()
+    world.runtime.metrics.job_succeeded("deliver", world.clock())  # a tick that sent nothing
+    assert await health(base) == (200, "ok\n")  # at the limit, not over it
+    world.clock.advance(seconds=1)
+    assert await health(base) == (
+        503,
+        "oldest waiting delivery is 901 s old, over metrics.max_waiting_seconds=900\n",
+    )
+    await world.runtime.deliver()
+    _, samples = await scrape(base)
+    assert value(samples, "paperbot_oldest_waiting_seconds") == 0
+    assert value(samples, "paperbot_deliveries", state="pending") == 0
+    assert await health(base) == (200, "ok\n")
+
+
+async def test_healthz_refuses_while_the_inbox_folder_is_missing_and_says_it_once(
+    make_world: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An NFS mount gone: /healthz says which folder and which setting; the scans log it once
+    when it begins and once when it ends, not at each scan."""
+    world, base = await start(make_world)
+    away = world.inbox.with_name("away")
+    world.inbox.rename(away)
+    expected = f"the inbox folder {world.inbox} is missing (PAPERBOT_INBOX_DIR, inbox.dir)"
+    with caplog.at_level("INFO", logger="bot.runtime"):
+        for _ in range(3):
+            await world.drop()
+            assert await health(base) == (503, expected + "\n")
+        away.rename(world.inbox)
+        for _ in range(2):
+            await world.drop(SEED_000)
+            assert await health(base) == (200, "ok\n")
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.runtime"]
+    inbox_lines = [line for line in said if "inbox folder" in line or "the folder" in line]
+    assert inbox_lines == [
+        f"inbox: {expected}; nothing is read from it",
+        f"inbox: the folder {world.inbox} can be read again",
+    ]
+    _, samples = await scrape(base)
+    assert value(samples, "paperbot_papers") == 5  # read once the folder was back

@@ -10,7 +10,7 @@ import shutil
 import socket
 import time
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from bot.core.buttons import Keyboard
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.service import processes
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.database import create_database_engine
 from bot.telegram.worker import run_jobs
 from tests.conftest import SEEDS, Clock
@@ -128,7 +128,8 @@ async def test_a_job_that_meets_the_database_out_of_reach_is_counted(clock: Cloc
     database = Database(create_database_engine(url))
     runtime = Runtime.build(Settings(), database, SilentTransport("nothing to send"), clock=clock)
     await jobs.run(jobs.scan_inbox, runtime)
-    await jobs.run(jobs.send_digests, runtime)
+    await jobs.run(jobs.send_digests, runtime)  # the tick starts the round and returns
+    await runtime.finish_rounds(grace=30)
 
     def counted(job: str) -> float | None:
         sample = "paperbot_database_errors_total"
@@ -213,3 +214,107 @@ async def test_the_console_never_beats_a_heartbeat(database: Database, clock: Cl
     runtime = Runtime.build(Settings(), database, RecordingTransport(), clock=clock)
     await runtime.deliver()  # as the console's rounds call it
     assert processes.heartbeat(database, process_id="bot", kind="paperbot", now=clock()) == 1
+
+
+class HeldChatTransport(RecordingTransport):
+    """Records what it carries; a message to `held` waits until the test lets it go."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__()
+        self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        if chat_id == self.held:
+            self.holding.set()
+            await self.go.wait()
+        return await super().send(chat_id, text, html=html, buttons=buttons)
+
+
+async def test_a_tick_during_a_long_round_takes_a_killed_processs_chats(
+    database: Database, clock: Clock
+) -> None:
+    """A process killed while it held chat 2: the survivor, in the middle of a round held at chat
+    1, takes chat 2 at its first delivery tick after the lease ran out, not after its round."""
+    for chat_id, word in [(1, "first"), (2, "second")]:
+        follow(database, chat_id, word, now=clock())
+        with database.session() as session:
+            chats.update_chat(session, chat_id=chat_id, mode="instant")
+    arrive(database, "First light", clock())
+    arrive(database, "Second thoughts", clock())
+    settings = Settings()
+    lease = timedelta(seconds=settings.delivery.lease_seconds)
+    with database.connection() as connection:  # the killed one's claim, never given up
+        leases.claim_chats(connection, chat_ids=[2], holder="killed", now=clock(),
+                           until=clock() + lease)  # fmt: skip
+    transport = HeldChatTransport(held=1)
+    survivor = Runtime.build(settings, database, transport, clock=clock)
+    survivor.plan()
+    long_round = asyncio.create_task(survivor.deliver())  # as the inbox job starts one
+    await transport.holding.wait()
+
+    await jobs.deliver(survivor)  # a tick within the lease: chat 2 is the killed one's
+    await asyncio.gather(*survivor.background)
+    assert transport.sent == []
+    clock.now += lease + timedelta(seconds=1)
+    await jobs.deliver(survivor)  # the first tick after it
+    await asyncio.gather(*survivor.background)
+    assert transport.chats() == [2] and not long_round.done()
+
+    transport.go.set()
+    assert (await long_round).sent == 1
+    with database.session() as session:
+        assert deliveries.count_deliveries(session) == {"sent": 2}
+
+
+class BrokenTransport:
+    """A bug in the sending: every message raises what no one expects."""
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        raise RuntimeError("a bug")
+
+
+async def test_a_round_that_fails_in_the_background_is_logged_under_its_job(
+    database: Database, clock: Clock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The delivery tick returns before its round ends: a round's failure is logged by the
+    runtime, titled by the job, with its traceback."""
+    runtime = Runtime.build(Settings(), database, BrokenTransport(), clock=clock)
+    follow(database, 1, "first", now=clock())
+    with database.session() as session:
+        chats.update_chat(session, chat_id=1, mode="instant")
+    arrive(database, "First light", clock())
+    runtime.plan()
+    await jobs.deliver(runtime)
+    await asyncio.wait(set(runtime.background))
+    [failure] = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert failure.getMessage() == "deliver failed" and failure.exc_info is not None
+
+
+async def test_leaving_cancels_the_rounds_under_way_before_the_claims_go(
+    database: Database, clock: Clock
+) -> None:
+    """At stop the claims go at once, so that the others need not wait for them to lapse: a
+    round still under way is cancelled first, and sends nothing more to chats that another
+    process may take from then on."""
+    follow(database, 1, "first", now=clock())
+    with database.session() as session:
+        chats.update_chat(session, chat_id=1, mode="instant")
+    arrive(database, "First light", clock())
+    transport = HeldChatTransport(held=1)
+    runtime = Runtime.build(Settings(), database, transport, clock=clock)
+    runtime.plan()
+    await jobs.deliver(runtime)
+    await transport.holding.wait()
+    [round_] = runtime.background
+    runtime.leave()
+    transport.go.set()
+    await asyncio.gather(round_, return_exceptions=True)
+    assert round_.cancelled() and transport.sent == []
+    with database.connection() as connection:  # the chat is free for another process now
+        now = clock()
+        assert leases.claim_chats(connection, chat_ids=[1], holder="other", now=now,
+                                  until=now + timedelta(seconds=60)) == [1]  # fmt: skip

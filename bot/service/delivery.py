@@ -5,9 +5,11 @@ rows left `sending` by a crash go back to pending at start (`resume`). Several p
 share one database (PostgreSQL): a round first claims its chats (a lease in the chat's row,
 renewed while the process holds it; a process killed midway loses it after LEASE, and whoever
 claims the chat next sends what it left), so one process at a time sends to a chat. Within one
-process, the chat lock and the chat's version keep two rounds from sending the same rows: rounds
-run at once (the inbox job's delivery, the delivery tick, /digest), each reads rows first and
-sends later.
+process, rounds run at once (the inbox job's delivery, the delivery ticks, /digest): a round
+takes only the chats no other round of the process holds, so a burst's long round leaves the
+ticks meanwhile free to take a killed process's chats once their lease runs out; and the chat
+lock and the chat's version keep a round and /digest from sending the same rows (each reads
+rows first and sends later).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from bot.store import Database, chats, deliveries, leases
 log = logging.getLogger(__name__)
 
 LEASE = timedelta(seconds=60)  # a chat claimed by a process that stopped renewing is free after
+FEW_CHATS = 50  # a round of at most this many chats reads their rows one chat at a time
 
 
 @dataclass
@@ -109,6 +112,10 @@ class Postman:
         self.renewer: asyncio.Task[None] | None = None
         self.composer = Composer(database, rules, ranker)
         self.composing = ThreadPoolExecutor(1, thread_name_prefix="compose")  # _send_digest's
+        # a digest round's beside one under way composes in its own thread: a killed process's
+        # chats are not queued behind the long round's thousands
+        self.composing_beside = ThreadPoolExecutor(1, thread_name_prefix="compose-beside")
+        self.digest_rounds = 0  # digest rounds under way
         self.chat_locks: dict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         # Bumped whenever a chat's rows are being sent: rows read at an older version are read
         # again under the chat's lock, so two senders never send the same rows.
@@ -126,16 +133,15 @@ class Postman:
     # -- the two modes -----------------------------------------------------------------------
 
     async def deliver_instant(self) -> SendReport:
-        """Every pending row of instant chats: the delivery job's tick."""
+        """Every pending row of instant chats that no other round of this process holds: the
+        delivery job's tick."""
         with self.database.session() as session:
             waiting = deliveries.chats_waiting(session, modes=["instant"])
         report = SendReport()
         async with self._claimed(waiting, shared=True) as mine:
-            by_chat: dict[int, list[Delivery]] = defaultdict(list)
-            with self.database.session() as session:  # read once claimed: nobody else sends
-                for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
-                    if row.chat_id in mine:
-                        by_chat[row.chat_id].append(row)
+            if not mine:
+                return report
+            by_chat = self._instant_rows(mine)  # read once claimed: nobody else sends
             versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
             with self.database.session() as session:
                 layouts = {c: _layout(chats.get_chat(session, chat_id=c)) for c in by_chat}
@@ -148,16 +154,38 @@ class Postman:
                     report.add(part)
         return report
 
+    def _instant_rows(self, chat_ids: set[int]) -> dict[int, list[Delivery]]:
+        """The chats' waiting rows: a few chats' (a round beside a burst's: rows planned since,
+        a killed process's chats) one chat at a time, through the index of waiting rows; more,
+        every instant chat's in one read, kept for these chats."""
+        by_chat: dict[int, list[Delivery]] = defaultdict(list)
+        with self.database.session() as session:
+            if len(chat_ids) <= FEW_CHATS:
+                for chat_id in sorted(chat_ids):
+                    by_chat[chat_id] = deliveries.unfinished_deliveries(session, chat_id=chat_id)
+                return {chat_id: rows for chat_id, rows in by_chat.items() if rows}
+            for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
+                if row.chat_id in chat_ids:
+                    by_chat[row.chat_id].append(row)
+        return by_chat
+
     async def digest_tick(self) -> SendReport:
         """Digests that are due: each chat's local hour passed since its last digest (also a
-        digest missed while the bot was down)."""
+        digest missed while the bot was down), of the chats no other round of this process
+        holds."""
         report = SendReport()
-        async with self._claimed([chat.id for chat in self._due()], shared=True) as mine:
-            due = [chat for chat in self._due() if chat.id in mine]  # not sent meanwhile
-            with self.composer.round([chat.id for chat in due]):
-                sent = (self.send_digest(chat, in_round=True) for chat in due)
-                for part in await asyncio.gather(*sent):
-                    report.add(part)
+        # the first round composes in the postman's thread, one beside it in another
+        executor = self.composing_beside if self.digest_rounds else self.composing
+        self.digest_rounds += 1
+        try:
+            async with self._claimed([chat.id for chat in self._due()], shared=True) as mine:
+                due = [chat for chat in self._due() if chat.id in mine]  # not sent meanwhile
+                with self.composer.round([chat.id for chat in due]):
+                    sent = (self._digest(chat, executor) for chat in due)
+                    for part in await asyncio.gather(*sent):
+                        report.add(part)
+        finally:
+            self.digest_rounds -= 1
         return report
 
     def _due(self) -> list[Chat]:
@@ -180,18 +208,22 @@ class Postman:
         report = await self.send_digest(chat)
         return DigestSent(report.sent, complete=not report.waiting)
 
-    async def send_digest(self, chat: Chat, *, in_round: bool = False) -> SendReport:
+    async def send_digest(self, chat: Chat) -> SendReport:
         """Everything pending for the chat as one digest (several messages when long), or one
-        line saying why there is nothing: no announcement, or nothing matched. `in_round`: one
-        of a digest round's chats, composed in turn in the postman's thread (not: /digest,
-        composed at once, not behind a round's thousands)."""
+        line saying why there is nothing: no announcement, or nothing matched (/digest: composed
+        at once, not behind a round's thousands)."""
+        return await self._digest(chat, None)
+
+    async def _digest(self, chat: Chat, executor: ThreadPoolExecutor | None) -> SendReport:
+        """The chat's digest, composed by `executor` (a round's chats: in turn, in a postman's
+        thread; None: at once, in the loop's pool)."""
         report = SendReport(digests=1)
         async with self._claimed([chat.id]) as mine, self.chat_locks[chat.id]:
             if not mine:  # another process is sending to the chat: what waits goes later
                 report.waiting = 1
                 return report
             with self.composer.round():
-                await self._send_digest(chat, report, in_round)
+                await self._send_digest(chat, report, executor)
         return report
 
     # -- claims: one process at a time sends to a chat -----------------------------------------
@@ -204,7 +236,12 @@ class Postman:
         them), held for the block and renewed meanwhile. `shared`: a round's work, of which
         this process takes its share (the chats divided by the live processes), so that a burst
         is sent by all of them, each at its part of Telegram's budget; what it leaves goes to
-        the others' rounds, or to its own next one."""
+        the others' rounds, or to its own next one. A round leaves alone the chats another
+        of this process's rounds holds: rounds overlap (a burst's takes minutes, and the ticks
+        meanwhile start rounds of their own for what it does not hold: rows planned since, and
+        a killed process's chats as soon as their lease has run out), each chat in one."""
+        if shared:  # no await from here to the claims counted: no round slips in between
+            chat_ids = [chat_id for chat_id in chat_ids if chat_id not in self.claims]
         now = self.clock()
         most = -(-len(chat_ids) // self.processes) if shared and self.processes > 1 else None
         with self.database.connection() as connection:
@@ -256,7 +293,9 @@ class Postman:
             await self._send_messages(chat_id, compose_alert(items, layout), report)
         return report
 
-    async def _send_digest(self, chat: Chat, report: SendReport, in_round: bool) -> None:
+    async def _send_digest(
+        self, chat: Chat, report: SendReport, executor: ThreadPoolExecutor | None
+    ) -> None:
         now = self.clock()
         # composed in a thread, since a busy chat's digest takes a tenth of a second or more
         # (bench/day.py), which the event loop would owe every other chat's command meanwhile.
@@ -264,7 +303,6 @@ class Postman:
         # they held up every command that runs in a thread (/preview, /subscribe) until the
         # round was composed, and six threads composing at once took 85 s where one took 70
         # (10,000 digests on PostgreSQL; command p95 362 ms against 65)
-        executor = self.composing if in_round else None
         loop = asyncio.get_running_loop()
         digest = await loop.run_in_executor(executor, self.composer.digest, chat, now)
         if digest.messages:

@@ -389,8 +389,7 @@ def scan_inbox(
     is read; `stop`, once set, ends the scan before the next file (each file read is stored in
     its own transaction: what was read stays, the rest is read by the next scan)."""
     report = IngestReport()
-    if not inbox.is_dir():
-        log.warning("inbox %s is not a folder; nothing scanned", inbox)
+    if inbox_problem(inbox) is not None:  # said once by the caller, and by /healthz
         return report
     paths = list_listing_files([inbox])
     for number, path in enumerate(paths, 1):
@@ -410,6 +409,25 @@ def scan_inbox(
         found = _ingest_file(database, path, now=now, retry_failed=False, max_bytes=max_bytes)
         report.files.append(found)
     return report
+
+
+def inbox_problem(inbox: Path) -> str | None:
+    """Why the inbox folder cannot be read now (gone, as an NFS mount that went away; not a
+    folder; not readable), in one line naming it and its setting; None when it can be read.
+    Listing a folder it cannot read, Python's glob finds nothing, and says nothing."""
+    shown = inbox if inbox.is_absolute() else f"{inbox} ({inbox.absolute()})"
+    try:
+        with os.scandir(inbox) as entries:
+            next(entries, None)
+    except FileNotFoundError:
+        why = "is missing"
+    except NotADirectoryError:
+        why = "is not a folder"
+    except OSError as error:
+        why = f"cannot be read ({error.strerror or type(error).__name__})"
+    else:
+        return None
+    return f"the inbox folder {shown} {why} (PAPERBOT_INBOX_DIR, inbox.dir)"
 
 
 class FeedError(Exception):

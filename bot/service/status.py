@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 from bot.core.chat import Chat
 from bot.core.render import plural
 from bot.core.secrets import masked_urls
+from bot.service.backlog import Backlog
 from bot.store import Database, chats, deliveries, feeds, files, papers
 from bot.store.feeds import FeedState
 from bot.store.health import database_problem
@@ -25,6 +26,7 @@ class StoreStatus:
     # ledger rows by status; None: not counted (a scan of the whole ledger, ~6 million rows a
     # busy day kept for delivery.keep_days, which /metrics does not make at every scrape)
     deliveries: dict[str, int] | None
+    backlog: Backlog | None = None  # how far behind the sending is (/metrics reads it)
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Dialect, bindparam, delete, func, update
 from sqlalchemy.dialects import sqlite
 from sqlmodel import Session, col, select
 
-from bot.core.chat import BEHIND_MORE, Delivery
+from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
 from bot.store.database import id_chunks
 from bot.store.tables import WAITING, ChatTable, DeliveryTable, PaperTable
 
@@ -587,3 +587,48 @@ def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
         .order_by(col(DeliveryTable.id))
     )
     return [_to_delivery(row) for row in session.exec(statement)]
+
+
+def count_waiting_by_status(session: Session) -> dict[str, int]:
+    """Rows waiting to go out by status (pending, sending), every status counted (0: none):
+    through the index of waiting rows, not the ledger's history."""
+    statement = (
+        sa.select(col(DeliveryTable.status), func.count())
+        .where(WAITING)
+        .group_by(col(DeliveryTable.status))
+    )
+    counts = dict.fromkeys(UNFINISHED, 0)
+    counts.update({status: n for status, n in session.execute(statement).all()})
+    return counts
+
+
+def oldest_waiting(session: Session, *, chat_ids: Sequence[int]) -> datetime | None:
+    """When the oldest row waiting for one of the chats was planned (None: nothing waits), read
+    through the index of waiting rows, a thousand chats at a time."""
+    oldest: list[datetime] = []
+    for chunk in id_chunks(chat_ids):
+        statement = sa.select(func.min(col(DeliveryTable.created_at))).where(
+            WAITING, col(DeliveryTable.chat_id).in_(chunk)
+        )
+        found = session.execute(statement).scalar_one()
+        if found is not None:
+            oldest.append(found)
+    return min(oldest, default=None)
+
+
+def waiting_before(session: Session, *, chat_ids: Sequence[int], before: datetime) -> bool:
+    """Whether a row planned before `before` waits for one of the chats (the first found ends
+    the search: a chat's waiting rows through the index, a thousand chats at a time)."""
+    for chunk in id_chunks(chat_ids):
+        statement = (
+            sa.select(col(DeliveryTable.id))
+            .where(
+                WAITING,
+                col(DeliveryTable.chat_id).in_(chunk),
+                col(DeliveryTable.created_at) < before,
+            )
+            .limit(1)
+        )
+        if session.execute(statement).first() is not None:
+            return True
+    return False

@@ -147,3 +147,13 @@ def leave(session: Session, *, process_id: str) -> None:
         .where(col(ChatTable.busy_by) == process_id)
         .values(busy_by=None, busy_until=None)
     )
+
+
+def count_live_processes(session: Session, *, now: datetime, within: timedelta) -> int:
+    """Processes whose heartbeat is at most `within` old (read only: /metrics)."""
+    statement = (
+        select(func.count())
+        .select_from(ProcessTable)
+        .where(col(ProcessTable.seen_at) >= now - within)
+    )
+    return int(session.exec(statement).one())

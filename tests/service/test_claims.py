@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+from bot.core.buttons import Keyboard
 from bot.core.query import FilterRules
 from bot.sender import Limits, Sender
 from bot.service import ingest, processes
@@ -128,3 +129,86 @@ async def test_with_two_processes_alive_a_round_takes_its_share_of_a_burst(
     assert len(set(one.chats())) == len(set(two.chats())) == 4  # half of the eight chats each
     assert not set(one.chats()) & set(two.chats())
     assert len(sent_rows(any_database)) == 8 * 37
+
+
+class HoldingTransport(RecordingTransport):
+    """Records what it carries, but a message to `held` waits until the test lets it go: a
+    long round, under way for as long as the test wants."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__()
+        self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        if chat_id == self.held:
+            self.holding.set()
+            await self.go.wait()
+        return await super().send(chat_id, text, html=html, buttons=buttons)
+
+
+async def test_a_killed_processs_chats_are_taken_while_the_survivors_round_goes_on(
+    any_database: Database, clock: Clock
+) -> None:
+    """The survivor is in the middle of a long round (one of its chats' messages held): its next
+    tick after the killed process's lease ran out takes the killed one's chats, rows it left
+    `sending` included, and sends them before the long round ends; every row goes out once."""
+    planned = papers_arrive(any_database, clock)
+    with any_database.connection() as connection:  # killed holding half of the chats
+        now = clock()
+        leases.claim_chats(connection, chat_ids=[5, 6, 7, 8], holder="killed", now=now,
+                           until=now + LEASE)  # fmt: skip
+    with any_database.session() as session:
+        in_flight = deliveries.unfinished_deliveries(session, chat_id=5)[:2]
+    killed, _ = process(any_database, clock, "killed")
+    await killed._mark([r.id for r in in_flight], "sending")
+
+    transport = HoldingTransport(held=1)
+    sender = Sender(transport, Limits.off(), sleep=no_sleep, monotonic=lambda: 0.0)
+    survivor = Postman(any_database, sender, clock=clock, rules=FilterRules(), holder="survivor")
+    long_round = asyncio.create_task(survivor.deliver_instant())
+    await transport.holding.wait()  # the round took chats 1-4 and is held at chat 1
+
+    tick = await survivor.deliver_instant()  # the lease holds: nothing to take yet
+    assert tick.sent == 0 and not set(transport.chats()) & {5, 6, 7, 8}
+    clock.now += LEASE + timedelta(seconds=1)
+    tick = await survivor.deliver_instant()  # the next tick: the killed one's chats
+    assert not long_round.done()
+    assert tick.sent == 4 * 37 and set(transport.chats()) >= {5, 6, 7, 8}
+    assert 1 not in transport.chats()  # still held in the long round, not sent by the tick
+
+    transport.go.set()
+    assert (await long_round).sent == 4 * 37
+    ids = sent_rows(any_database)
+    assert len(ids) == planned and len(set(ids.values())) == len(transport.sent)
+
+
+async def test_a_killed_processs_due_digests_are_taken_while_the_survivors_round_goes_on(
+    any_database: Database, clock: Clock
+) -> None:
+    """The same for digests: a morning's round takes half an hour, and the chats a killed
+    process held are sent their digests by the next digest tick's round beside it."""
+    papers_arrive(any_database, clock)
+    with any_database.session() as session:
+        for chat_id in CHATS:
+            chats.update_chat(session, chat_id=chat_id, mode="digest")
+    clock.advance(days=1)  # each chat's digest hour has come
+    with any_database.connection() as connection:
+        now = clock()
+        leases.claim_chats(connection, chat_ids=[5, 6, 7, 8], holder="killed", now=now,
+                           until=now + LEASE)  # fmt: skip
+    transport = HoldingTransport(held=1)
+    sender = Sender(transport, Limits.off(), sleep=no_sleep, monotonic=lambda: 0.0)
+    survivor = Postman(any_database, sender, clock=clock, rules=FilterRules(), holder="survivor")
+    long_round = asyncio.create_task(survivor.digest_tick())
+    await transport.holding.wait()
+
+    assert (await survivor.digest_tick()).digests == 0  # within the lease
+    clock.now += LEASE + timedelta(seconds=1)
+    tick = await survivor.digest_tick()
+    assert not long_round.done()
+    assert tick.digests == 4 and tick.sent == 4 * 37 and 1 not in transport.chats()
+    transport.go.set()
+    assert (await long_round).digests == 4
+    assert len(sent_rows(any_database)) == 8 * 37  # every row sent, once

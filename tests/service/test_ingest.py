@@ -180,6 +180,31 @@ def test_a_missing_inbox_is_not_fatal(database: Database, tmp_path: Path, clock:
     assert ingest.scan_inbox(database, tmp_path / "nope", settle_seconds=5, clock=clock).files == []
 
 
+def test_an_inbox_that_cannot_be_read_is_said_with_its_folder_and_setting(tmp_path: Path) -> None:
+    setting = "(PAPERBOT_INBOX_DIR, inbox.dir)"
+    (tmp_path / "a_file").write_text("not a folder")
+    (tmp_path / "inbox").mkdir()
+    assert ingest.inbox_problem(tmp_path / "inbox") is None
+    assert ingest.inbox_problem(tmp_path / "nope") == (
+        f"the inbox folder {tmp_path / 'nope'} is missing {setting}"
+    )
+    assert ingest.inbox_problem(tmp_path / "a_file") == (
+        f"the inbox folder {tmp_path / 'a_file'} is not a folder {setting}"
+    )
+    assert ingest.inbox_problem(Path("nope")) == (
+        f"the inbox folder nope ({Path('nope').absolute()}) is missing {setting}"
+    )
+    if os.geteuid() != 0:  # root reads a folder of mode 000
+        (tmp_path / "inbox").chmod(0)
+        try:
+            assert ingest.inbox_problem(tmp_path / "inbox") == (
+                f"the inbox folder {tmp_path / 'inbox'} cannot be read (Permission denied) "
+                f"{setting}"
+            )
+        finally:
+            (tmp_path / "inbox").chmod(0o755)
+
+
 def test_a_file_over_the_size_limit_is_refused_unread_once(
     database: Database, tmp_path: Path, clock: Clock
 ) -> None:
