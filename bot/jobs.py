@@ -16,6 +16,7 @@ log = logging.getLogger(__name__)
 Job = Callable[[Runtime], Awaitable[object]]
 
 DELIVERY_SECONDS = 5
+STOP_GRACE = 5.0  # seconds the rounds under way at a stop have to end before they are cancelled
 DIGEST_SECONDS = 30
 JOB_NAMES = {  # metrics'
     "scan_inbox": "scan",

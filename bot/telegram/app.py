@@ -265,6 +265,13 @@ def count_skipped_runs(scheduler: BaseScheduler, metrics: Metrics) -> None:
     scheduler.add_listener(skipped, EVENT_JOB_MAX_INSTANCES)
 
 
+async def finish_rounds(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """At stop, Telegram still reachable: the delivery rounds under way (started by the jobs,
+    which python-telegram-bot does not wait for) given a few seconds to end, as the worker's."""
+    runtime: Runtime = application.bot_data["runtime"]
+    await runtime.finish_rounds(jobs.STOP_GRACE)
+
+
 async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """At stop: ratings of the last moments trained and stored, this process's claims given up,
     the metrics endpoint closed."""
@@ -296,6 +303,7 @@ def build_application(
         .base_url(settings.telegram.api_url)
         .context_types(ContextTypes(context=Context))
         .post_init(start_bot)
+        .post_stop(finish_rounds)
         .post_shutdown(stop_bot)
     )
     requests = telegram_request(request_timeout), telegram_request(request_timeout, connections=1)

@@ -23,7 +23,6 @@ from bot.telegram.transport import TelegramTransport, telegram_request
 
 log = logging.getLogger(__name__)
 
-STOP_GRACE = 5.0  # seconds the rounds under way at a stop have to end before they are cancelled
 
 
 async def every(seconds: float, job: jobs.Job, runtime: Runtime, stop: asyncio.Event) -> None:
@@ -57,7 +56,7 @@ async def run_jobs(runtime: Runtime, stop: asyncio.Event) -> None:
             every(periods["digests"], jobs.send_digests, runtime, stop),
         )
     finally:
-        await runtime.finish_rounds(STOP_GRACE)
+        await runtime.finish_rounds(jobs.STOP_GRACE)
         if server is not None:
             await server.stop()
 
