@@ -177,9 +177,14 @@ def test_a_feed_password_is_never_shown(
     base = feeds.base.replace("http://", "http://ada:s3cret@")
     good, bad = f"{base}/rss/cs", f"{base}/missing"
     fetcher = FeedFetcher(timeout=5)
-    caplog.handler.addFilter(Redacted())  # what paperbot's log handler does (httpx logs URLs)
-    with caplog.at_level(logging.INFO):
-        assert poll(database, fetcher, clock, good, bad, every=1800) == ["ingested", "failed"]
+    redacted = Redacted()  # what paperbot's log handler does (httpx logs URLs)
+    caplog.handler.addFilter(redacted)  # pytest's handler outlives the test: taken off below
+    try:
+        with caplog.at_level(logging.INFO):
+            polled = poll(database, fetcher, clock, good, bad, every=1800)
+    finally:
+        caplog.handler.removeFilter(redacted)
+    assert polled == ["ingested", "failed"]
     assert poll(database, fetcher, clock, good, bad, every=1800) == []  # not due yet
     assert state(database, bad).failures == 1
     env = {"PAPERBOT_DATABASE_URL": database.engine.url.render_as_string(hide_password=False)}
