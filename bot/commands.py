@@ -32,6 +32,7 @@ from bot.core.query import FilterKind, kind_of
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
 from bot.core.schedule import next_due, parse_digest_time
+from bot.core.states import ChatMode, DigestStyle
 from bot.core.summary import shorten
 from bot.core.text import printable
 from bot.core.zones import ZoneUnknown, read_timezone
@@ -391,10 +392,10 @@ def _change(runtime: Runtime, chat: Chat, **settings: object) -> Chat:
 
 async def mode(runtime: Runtime, chat: Chat, args: str) -> Reply:
     choice = args.strip().lower()
-    if choice not in ("instant", "digest"):
+    if choice not in tuple(ChatMode):
         return usage("mode", f"Mode now: {chat.mode}.")
-    chat = _change(runtime, chat, mode=choice)
-    if choice == "instant":
+    chat = _change(runtime, chat, mode=ChatMode(choice))
+    if choice == ChatMode.INSTANT:
         return Reply("Instant: each matching paper comes as soon as its listing arrives.")
     return Reply(f"Digest: one message a day; the next at {_next_digest(runtime, chat)}.")
 
@@ -409,7 +410,7 @@ async def time_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         reply.text += "\nAlso: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."
         return reply
     chat = _change(runtime, chat, digest_time=chosen)
-    note = "" if chat.mode == "digest" else " (used in digest mode: /mode digest)"
+    note = "" if chat.mode is ChatMode.DIGEST else " (used in digest mode: /mode digest)"
     return Reply(f"Digest time set to {chosen}; the next at {_next_digest(runtime, chat)}{note}.")
 
 
@@ -513,7 +514,7 @@ LAYOUT_LIMITS = {"abstracts": (0, 30), "page": (5, 100)}  # what /layout accepts
 
 
 def _layout_line(chat: Chat) -> str:
-    if chat.digest_style == "full":
+    if chat.digest_style is DigestStyle.FULL:
         return f"full (every paper's whole card), {chat.digest_page} papers a page"
     shown = chat.digest_abstracts
     opened = {0: "no abstracts", 1: "the first with its abstract"}.get(
@@ -528,8 +529,8 @@ def _layout_line(chat: Chat) -> str:
 async def layout(runtime: Runtime, chat: Chat, args: str) -> Reply:
     words = args.lower().split()
     match words:
-        case ["compact" | "full" as style]:
-            chat = _change(runtime, chat, digest_style=style)
+        case [DigestStyle.COMPACT | DigestStyle.FULL as style]:
+            chat = _change(runtime, chat, digest_style=DigestStyle(style))
         case ["abstracts" | "page" as what, number] if number.isdecimal():
             low, high = LAYOUT_LIMITS[what]
             if len(number) > 3 or not low <= int(number) <= high:
@@ -537,9 +538,8 @@ async def layout(runtime: Runtime, chat: Chat, args: str) -> Reply:
             chat = _change(runtime, chat, **{f"digest_{what}": int(number)})
         case _:
             return usage("layout", f"Digests now: {_layout_line(chat)}.")
-    alerts = (
-        "whole cards" if chat.digest_style == "full" else "at a glance, every card a button away"
-    )
+    full = chat.digest_style is DigestStyle.FULL
+    alerts = "whole cards" if full else "at a glance, every card a button away"
     return Reply(f"Digests: {_layout_line(chat)}.\nInstant alerts: {alerts}.")
 
 
@@ -550,17 +550,17 @@ async def pause(runtime: Runtime, chat: Chat, args: str) -> Reply:
 
 async def resume(runtime: Runtime, chat: Chat, args: str) -> Reply:
     _change(runtime, chat, paused=False)
-    when = (
-        "with the next delivery" if chat.mode == "instant" else f"at {_next_digest(runtime, chat)}"
-    )
+    instant = chat.mode is ChatMode.INSTANT
+    when = "with the next delivery" if instant else f"at {_next_digest(runtime, chat)}"
     return Reply(f"Resumed. What was kept comes {when}.")
 
 
 async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
     found = status.chat_status(runtime.database, chat)
+    digest = chat.mode is ChatMode.DIGEST
     lines = [
         f"Filters: {found.filters} (/list)",
-        f"Mode: {chat.mode}" + (f", digest at {chat.digest_time}" if chat.mode == "digest" else ""),
+        f"Mode: {chat.mode}" + (f", digest at {chat.digest_time}" if digest else ""),
         f"Time zone: {chat.timezone}",
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),
@@ -572,7 +572,7 @@ async def status_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         lines.append(f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking})")
     else:
         lines.append(f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests)")
-    if chat.mode == "digest" and not chat.paused and found.filters:
+    if chat.mode is ChatMode.DIGEST and not chat.paused and found.filters:
         lines.append(f"Next digest: {_next_digest(runtime, chat)}")
     # a chat starts with its last digest at its first contact: none has gone out yet
     since = "the last digest" if chat.last_digest_at > chat.created_at else "you started"

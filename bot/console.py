@@ -27,6 +27,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from bot.commands import Caller, Reply, handle_text, press_button
 from bot.core.buttons import Button, Keyboard
 from bot.core.render import plural
+from bot.core.states import FileStatus
 from bot.core.telegram_text import to_plain
 from bot.runtime import Runtime
 from bot.service.ingest import IngestReport, list_listing_files
@@ -200,7 +201,7 @@ class Console:
         if note is not None:
             write(note + "\n")
         report = await self.scan(stoppable=True)
-        if report is not None and any(f.status == "waiting" for f in report.files):
+        if report is not None and any(f.status == FileStatus.WAITING for f in report.files):
             await asyncio.sleep(self.runtime.settings.inbox.settle_seconds)
             report = await self.scan(stoppable=True)
         if report is None:

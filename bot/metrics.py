@@ -30,6 +30,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from bot import __version__
 from bot.config import cannot_listen
 from bot.core.secrets import masked_urls
+from bot.core.states import FileStatus
 
 if TYPE_CHECKING:
     from bot.service.ingest import IngestReport
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 JOBS = ("scan", "deliver", "digests")
-FILE_OUTCOMES = ("ingested", "skipped", "failed", "waiting")
+FILE_OUTCOMES = tuple(FileStatus)
 MESSAGE_OUTCOMES = ("sent", "failed", "retried")
 # flood: 429; server: 5xx and other answers to try again; network: no answer (connection,
 # timeout); chat_gone: 403 (blocked, kicked) or the chat deleted; rejected: 400 on our message

@@ -18,6 +18,7 @@ from typing import Any
 from bot import memory
 from bot.config import MemorySettings, Settings
 from bot.core.query import FilterRules
+from bot.core.states import FileStatus
 from bot.embedding import load_embedding
 from bot.feeds import FeedFetcher
 from bot.metrics import Health, Metrics
@@ -194,7 +195,8 @@ class Runtime:
             self.recent.index()
             self.prune_when_due()
         self.metrics.job_succeeded("scan", self.clock())
-        if any(f.status in ("ingested", "failed") for f in report.files) or plan.deliveries:
+        read = (FileStatus.INGESTED, FileStatus.FAILED)
+        if any(f.status in read for f in report.files) or plan.deliveries:
             log.info("inbox: %s; %s", report.summary_line(), plan.line())
         return report, plan
 

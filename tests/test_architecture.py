@@ -5,6 +5,7 @@ reads filters."""
 from __future__ import annotations
 
 import ast
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,48 @@ def test_filters_are_parsed_by_the_one_parser(module: Path) -> None:
     if module == CORE / "query.py":
         return
     assert "parse_query" not in module.read_text(), f"{name(module)} calls parse_query"
+
+
+STATE_FIELDS = {"status", "mode", "digest_style"}  # what a chat, a ledger row and a file move by
+
+
+def _state_literals() -> set[str]:
+    from bot.core import states
+
+    return {
+        member.value
+        for value in vars(states).values()
+        if isinstance(value, type) and issubclass(value, StrEnum) and value is not StrEnum
+        for member in value
+    }
+
+
+def _compared_to_literals(tree: ast.AST, literals: set[str]) -> list[str]:
+    """`x.status == "sent"`, `chat.mode in ("instant", ...)`: a state field against a literal."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        fields = [s for s in sides if isinstance(s, ast.Attribute) and s.attr in STATE_FIELDS]
+        constants = [
+            c.value
+            for s in sides
+            for c in ([s] if isinstance(s, ast.Constant) else getattr(s, "elts", []))
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        ]
+        if fields and set(constants) & literals:
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("module", outside("store"), ids=name)
+def test_states_are_compared_by_name_outside_the_store(module: Path) -> None:
+    """States are StrEnums (bot/core/states.py): adding one is a member there and the code
+    that acts on it, never a string to find in every file."""
+    assert _compared_to_literals(ast.parse(module.read_text()), _state_literals()) == []
+
+
+def test_the_state_check_finds_a_literal() -> None:
+    source = 'if row.status == "sent" or chat.mode in ("instant", "x"): pass'
+    assert len(_compared_to_literals(ast.parse(source), _state_literals())) == 2

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import NamedTuple
 
 from bot.core.query import FilterKind, kind_of
+from bot.core.states import ChatMode, DigestStyle, Status
 
-UNFINISHED = ("pending", "sending")  # ledger rows that still wait to go out
 DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers open with their abstract
 DIGEST_PAGE = 30  # papers a digest lists before its "N more" button
 BEHIND_MORE = "behind the digest's 'more' button"  # the ledger's note on a row sent so
@@ -19,7 +19,7 @@ BEHIND_MORE = "behind the digest's 'more' button"  # the ledger's note on a row 
 class Chat:
     id: int
     kind: str  # private | group | supergroup | channel
-    mode: str  # instant | digest
+    mode: ChatMode
     digest_time: str  # HH:MM, local
     timezone: str
     updates: bool
@@ -28,7 +28,7 @@ class Chat:
     inactive_reason: str | None
     created_at: datetime
     last_digest_at: datetime
-    digest_style: str = "compact"  # compact (each paper at a glance) | full (every card)
+    digest_style: DigestStyle = DigestStyle.COMPACT
     digest_abstracts: int = DIGEST_ABSTRACTS
     digest_page: int = DIGEST_PAGE
 
@@ -59,7 +59,7 @@ class Delivery(NamedTuple):
     paper_id: int
     revision: int  # 0: the paper itself; n: its version n, sent as an update
     filter_ids: list[int]
-    status: str
+    status: Status
     message_id: int | None
     reason: str | None
     created_at: datetime

@@ -38,6 +38,7 @@ from bot.core.render import (
     render_alert,
     render_digest,
 )
+from bot.core.states import DigestStyle
 from bot.core.summary import shorten
 
 REMOVED = "a filter since removed"
@@ -313,7 +314,8 @@ class Layout:
 
     @classmethod
     def of(cls, chat: Chat) -> Layout:
-        return cls(chat.digest_style == "compact", chat.digest_abstracts, chat.digest_page)
+        compact = chat.digest_style is DigestStyle.COMPACT
+        return cls(compact, chat.digest_abstracts, chat.digest_page)
 
 
 def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:

@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from bot.core.chat import Chat
 from bot.core.schedule import next_due
+from bot.core.states import ChatMode
 from bot.service.processes import ALIVE_WITHIN
 from bot.store import Database, chats, deliveries, leases
 
@@ -47,7 +48,7 @@ def oldest_late_seconds(database: Database, *, now: datetime) -> float:
 
 def _oldest_late(session: Session, now: datetime) -> float:
     subscribed = [c for c in chats.all_chats(session, active_only=True) if not c.paused]
-    instant = [c.id for c in subscribed if c.mode == "instant"]
+    instant = [c.id for c in subscribed if c.mode is ChatMode.INSTANT]
     planned = deliveries.oldest_waiting(session, chat_ids=instant) if instant else None
     late_since = [planned] if planned is not None else []
     overdue = _overdue_digests(subscribed, now)
@@ -62,7 +63,7 @@ def _overdue_digests(subscribed: list[Chat], now: datetime) -> dict[datetime, li
     """Digest chats whose digest hour has passed since their last digest, by that hour."""
     overdue: dict[datetime, list[int]] = defaultdict(list)
     for chat in subscribed:
-        if chat.mode == "digest":
+        if chat.mode is ChatMode.DIGEST:
             due = next_due(chat.last_digest_at, chat.digest_time, chat.timezone)
             if due <= now:
                 overdue[due].append(chat.id)

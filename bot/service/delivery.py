@@ -40,6 +40,7 @@ from bot.core.compose import (
 from bot.core.query import FilterRules
 from bot.core.render import plural, render_fitting
 from bot.core.schedule import last_due
+from bot.core.states import ChatMode, Status
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
 from bot.service.composing import Composer
@@ -136,7 +137,7 @@ class Postman:
         """Every pending row of instant chats that no other round of this process holds: the
         delivery job's tick."""
         with self.database.session() as session:
-            waiting = deliveries.chats_waiting(session, modes=["instant"])
+            waiting = deliveries.chats_waiting(session, modes=[ChatMode.INSTANT])
         report = SendReport()
         async with self._claimed(waiting, shared=True) as mine:
             if not mine:
@@ -164,7 +165,7 @@ class Postman:
                 for chat_id in sorted(chat_ids):
                     by_chat[chat_id] = deliveries.unfinished_deliveries(session, chat_id=chat_id)
                 return {chat_id: rows for chat_id, rows in by_chat.items() if rows}
-            for row in deliveries.unfinished_deliveries(session, modes=["instant"]):
+            for row in deliveries.unfinished_deliveries(session, modes=[ChatMode.INSTANT]):
                 if row.chat_id in chat_ids:
                     by_chat[row.chat_id].append(row)
         return by_chat
@@ -194,7 +195,7 @@ class Postman:
             return [
                 chat
                 for chat in chats.all_chats(session, active_only=True)
-                if chat.mode == "digest"
+                if chat.mode is ChatMode.DIGEST
                 and not chat.paused
                 and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
             ]
@@ -334,27 +335,27 @@ class Postman:
             rows = [*message.rows, *message.behind]
             ids = [r.id for r in rows]
             if ids != marked:
-                await self._mark(ids, "sending")
+                await self._mark(ids, Status.SENDING)
             try:
                 sent = await self.sender.send(chat_id, message.text, message.buttons)
             except ChatGone as error:
                 self._chat_gone(chat_id, str(error), report)
                 return
             except ChatMoved as moved:
-                await self._mark(ids, "pending")
+                await self._mark(ids, Status.PENDING)
                 with self.database.session() as session:
                     chats.move_chat(session, old_id=chat_id, new_id=moved.new_chat_id)
                 log.info("chat %d moved to %d; its deliveries follow", chat_id, moved.new_chat_id)
                 report.waiting += len(rows)
                 return
             except Rejected as error:
-                await self._mark(ids, "failed", reason=f"refused by Telegram: {error}")
+                await self._mark(ids, Status.FAILED, reason=f"refused by Telegram: {error}")
                 log.error("bug: chat %d: Telegram refused even plain text: %s", chat_id, error)
                 report.failed += len(rows)
                 continue
             report.retries += sent.retries
             if sent.message_id is None:
-                await self._mark(ids, "pending")
+                await self._mark(ids, Status.PENDING)
                 report.waiting += len(rows)
                 return  # Telegram keeps failing: the rest waits for the next tick, in order
             following = messages[position + 1] if position + 1 < len(messages) else None
@@ -362,7 +363,7 @@ class Postman:
             shown = [r.id for r in message.rows]
             behind = [r.id for r in message.behind]
             await self._mark(
-                shown, "sent", message_id=sent.message_id, behind=behind, then_sending=marked
+                shown, Status.SENT, message_id=sent.message_id, behind=behind, then_sending=marked
             )
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
@@ -370,7 +371,7 @@ class Postman:
     async def _mark(
         self,
         ids: list[int],
-        status: str,
+        status: Status,
         *,
         message_id: int | None = None,
         reason: str | None = None,
@@ -403,7 +404,7 @@ class Postman:
             )
             if then_sending:
                 deliveries.mark_deliveries(
-                    connection, delivery_ids=then_sending, status="sending", now=now
+                    connection, delivery_ids=then_sending, status=Status.SENDING, now=now
                 )
 
         await self.database.write(mark)

@@ -21,6 +21,7 @@ from bot.core.listings import ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.core.render import plural
 from bot.core.secrets import masked_urls
+from bot.core.states import FileStatus
 from bot.core.text import first_line
 from bot.service import Clock, utc_now
 from bot.store import Database, feeds, files, papers
@@ -41,7 +42,7 @@ def is_ignored(path: Path) -> bool:
 @dataclass
 class FileReport:
     path: str
-    status: str  # ingested | skipped | failed | waiting
+    status: FileStatus
     format: str | None = None
     entries: int = 0
     new: int = 0
@@ -69,7 +70,7 @@ class IngestReport:
 
     @property
     def failed(self) -> int:
-        return sum(1 for f in self.files if f.status == "failed")
+        return sum(1 for f in self.files if f.status == FileStatus.FAILED)
 
     @property
     def new_paper_ids(self) -> list[int]:
@@ -93,10 +94,7 @@ class IngestReport:
 
     def summary_line(self) -> str:
         t = self.totals()
-        counts = {
-            s: sum(1 for f in self.files if f.status == s)
-            for s in ("ingested", "skipped", "failed", "waiting")
-        }
+        counts = {s: sum(1 for f in self.files if f.status == s) for s in FileStatus}
         parts = [f"{n} {s}" for s, n in counts.items() if n]
         return (
             f"{plural(t['files'], 'file')} ({', '.join(parts) or 'none'}): "
@@ -154,15 +152,15 @@ def ingest_bytes(
     content_hash = hashlib.sha256(data).hexdigest()
     with database.session() as session:
         seen = files.find_file(session, content_hash=content_hash)
-    if seen and not (seen.status == "failed" and retry_failed):
+    if seen and not (seen.status == FileStatus.FAILED and retry_failed):
         note = f"already read as {seen.path}" if seen.path != path else "already read"
-        if seen.status == "failed":
+        if seen.status == FileStatus.FAILED:
             note = f"failed before and unchanged since: {seen.error}"
-        return FileReport(path, "skipped", seen.format, error=note)
+        return FileReport(path, FileStatus.SKIPPED, seen.format, error=note)
     try:
         parsed = parse_listing(data, source=Path(path).name, file_date=file_date)
     except ListingError as error:
-        report = FileReport(path, "failed", error=str(error))
+        report = FileReport(path, FileStatus.FAILED, error=str(error))
         with database.session() as session:
             _record(session, report, content_hash, len(data), now)
         log.warning("listing %s failed: %s", path, error)
@@ -171,7 +169,7 @@ def ingest_bytes(
         new_ids, updated_ids, duplicates = store_papers(session, parsed.papers, now=now)
         report = FileReport(
             path,
-            "ingested",
+            FileStatus.INGESTED,
             parsed.format,
             entries=len(parsed.papers),
             new=len(new_ids),
@@ -315,7 +313,7 @@ def _ingest_file(
             if database.out_of_reach(also) is not None:
                 raise
             log.warning("listing %s failed: %s (not recorded: %s)", path, reason, also)
-            return FileReport(str(path), "failed", error=reason)
+            return FileReport(str(path), FileStatus.FAILED, error=reason)
 
 
 def _ingest_path(
@@ -337,7 +335,7 @@ def _refuse(
     that the scan reports it once, until it changes (a chmod that makes it readable, too). A
     file that is not there (gone meanwhile, or misnamed to `paperbot ingest`) is only reported:
     there is nothing to recognise at the next scan."""
-    report = FileReport(str(path), "failed", error=reason)
+    report = FileReport(str(path), FileStatus.FAILED, error=reason)
     try:
         found = path.stat()
     except OSError:
@@ -347,7 +345,7 @@ def _refuse(
     with database.session() as session:
         seen = files.find_file(session, content_hash=key)
         if seen is not None and not retry_failed:
-            return FileReport(str(path), "skipped", error=f"failed before: {seen.error}")
+            return FileReport(str(path), FileStatus.SKIPPED, error=f"failed before: {seen.error}")
         _record(session, report, key, found.st_size, now)
     log.warning("listing %s failed: %s", path, reason)
     return report
@@ -400,11 +398,12 @@ def scan_inbox(
             progress(number, len(paths))
         if (target := _outside(path, inbox)) is not None:
             error = f"a link to {target}, outside the inbox: not read"
-            report.files.append(FileReport(str(path), "skipped", error=error))
+            report.files.append(FileReport(str(path), FileStatus.SKIPPED, error=error))
             continue
         now, mtime = clock(), _mtime(path)
         if mtime is not None and now.timestamp() - mtime < settle_seconds:
-            report.files.append(FileReport(str(path), "waiting", error="still being written"))
+            written = FileReport(str(path), FileStatus.WAITING, error="still being written")
+            report.files.append(written)
             continue
         found = _ingest_file(database, path, now=now, retry_failed=False, max_bytes=max_bytes)
         report.files.append(found)
@@ -484,9 +483,9 @@ def _poll_feed(
     try:
         data = fetch(url)
     except FeedError as error:
-        return FileReport(shown, "failed", error=masked_urls(str(error)))
+        return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
     if data is None:
-        return FileReport(shown, "skipped", error="not modified")
+        return FileReport(shown, FileStatus.SKIPPED, error="not modified")
     return ingest_bytes(
         database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
     )
@@ -496,7 +495,7 @@ def _feed_after(
     before: feeds.FeedState, polled: FileReport, *, now: datetime, poll_seconds: float
 ) -> feeds.FeedState:
     """The feed's state after a poll: a content that cannot be read fails like a fetch."""
-    if polled.status == "failed":
+    if polled.status == FileStatus.FAILED:
         failures = before.failures + 1
         return replace(
             before,

@@ -11,6 +11,7 @@ from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
 from bot.core.chat import Chat, Filter
+from bot.core.states import ChatMode, DigestStyle
 from bot.store import feedback
 from bot.store.database import id_chunks
 from bot.store.deliveries import fail_chat_deliveries
@@ -32,7 +33,9 @@ CHAT_SETTINGS = frozenset(
 
 
 def _to_chat(row: ChatTable) -> Chat:
-    return Chat(**{f.name: getattr(row, f.name) for f in fields(Chat)})
+    values = {f.name: getattr(row, f.name) for f in fields(Chat)}
+    values["mode"], values["digest_style"] = ChatMode(row.mode), DigestStyle(row.digest_style)
+    return Chat(**values)
 
 
 def _to_filter(row: FilterTable) -> Filter:

@@ -16,12 +16,12 @@ from sqlalchemy import Connection, Dialect, bindparam, delete, func, update
 from sqlalchemy.dialects import sqlite
 from sqlmodel import Session, col, select
 
-from bot.core.chat import BEHIND_MORE, UNFINISHED, Delivery
+from bot.core.chat import BEHIND_MORE, Delivery
+from bot.core.states import SETTLED, UNFINISHED, Status
 from bot.store.database import id_chunks
 from bot.store.tables import WAITING, ChatTable, DeliveryTable, PaperTable
 
-PENDING = "pending"  # a new row's status
-SETTLED = ("sent", "failed")  # rows that will not go out again
+PENDING = Status.PENDING  # a new row's status
 # PostgreSQL: after a batch adds this many rows, the ledger's statistics are taken again at once
 # (ANALYZE samples 30,000 rows: half a second at 6 million) rather than when autovacuum comes
 # by. Until then the planner took the ledger for as small as before: with an index of every
@@ -99,7 +99,7 @@ def _to_delivery(row: DeliveryTable) -> Delivery:
         row.paper_id,
         row.revision,
         list(row.filter_ids),
-        row.status,
+        Status(row.status),
         row.message_id,
         row.reason,
         row.created_at,
@@ -339,6 +339,7 @@ def unfinished_deliveries(
     cursor = _driver_cursor(connection)
     cursor.execute(query.sql, query.parameters(chat_id))
     filter_ids = _OnceEach(json.loads)
+    status_of = _OnceEach(Status)  # one of four: looked up, not made, for each of 590 rows
     created_type = DeliveryTable.__table__.c.created_at.type  # type: ignore[attr-defined]
     # the column type's processing of the timestamp read (on both databases: it makes it UTC)
     created_at = _OnceEach(created_type.dialect_impl(dialect).result_processor(dialect, None))
@@ -349,7 +350,7 @@ def unfinished_deliveries(
             paper,
             revision,
             list(filter_ids[ids]),
-            status,
+            status_of[status],
             message,
             reason,
             created_at[created],
@@ -439,7 +440,7 @@ def mark_deliveries(
     connection: Connection,
     *,
     delivery_ids: Sequence[int],
-    status: str,
+    status: Status,
     now: datetime,
     message_id: int | None = None,
     reason: str | None = None,
@@ -450,7 +451,7 @@ def mark_deliveries(
     (`behind_button`)."""
     if not delivery_ids:
         return
-    sent = status == "sent"
+    sent = status == Status.SENT
     mark = _compiled_mark(connection.dialect, sent, sent and in_order)
     values: dict[str, Any] = {"new_status": status, "new_reason": reason}
     if sent:
@@ -520,7 +521,7 @@ def fail_chat_deliveries(session: Session, *, chat_id: int, reason: str) -> int:
     statement = (
         update(DeliveryTable)
         .where(col(DeliveryTable.chat_id) == chat_id, WAITING)
-        .values(status="failed", reason=reason)
+        .values(status=Status.FAILED, reason=reason)
     )
     return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
 
@@ -559,7 +560,7 @@ def behind_button(
         .where(
             col(DeliveryTable.chat_id) == chat_id,
             col(DeliveryTable.message_id) == message_id,
-            col(DeliveryTable.status) == "sent",
+            col(DeliveryTable.status) == Status.SENT,
             col(DeliveryTable.reason) == BEHIND_MORE,
         )
         .order_by(col(DeliveryTable.page_position), col(DeliveryTable.id))
@@ -597,7 +598,7 @@ def count_waiting_by_status(session: Session) -> dict[str, int]:
         .where(WAITING)
         .group_by(col(DeliveryTable.status))
     )
-    counts = dict.fromkeys(UNFINISHED, 0)
+    counts = {status.value: 0 for status in UNFINISHED}
     counts.update({status: n for status, n in session.execute(statement).all()})
     return counts
 

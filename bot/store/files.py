@@ -8,6 +8,7 @@ from datetime import date, datetime
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from bot.core.states import FileStatus
 from bot.store.tables import ListingFileTable
 
 
@@ -17,7 +18,7 @@ class ListingFile:
     path: str
     size: int
     format: str | None
-    status: str
+    status: FileStatus
     entries: int
     new: int
     duplicates: int
@@ -32,7 +33,7 @@ def _to_file(row: ListingFileTable) -> ListingFile:
         path=row.path,
         size=row.size,
         format=row.format,
-        status=row.status,
+        status=FileStatus(row.status),
         entries=row.entries,
         new=row.new,
         duplicates=row.duplicates,
@@ -74,7 +75,7 @@ def count_files_by_status(session: Session) -> dict[str, int]:
 def last_file(session: Session) -> ListingFile | None:
     row = session.exec(
         select(ListingFileTable)
-        .where(ListingFileTable.status == "ingested")
+        .where(ListingFileTable.status == FileStatus.INGESTED)
         .order_by(ListingFileTable.seen_at.desc())  # type: ignore[attr-defined]
     ).first()
     return _to_file(row) if row else None

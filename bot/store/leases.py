@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, and_, delete, or_, update
 from sqlmodel import Session, col, func, select
 
+from bot.core.states import Status
 from bot.store.tables import WAITING, ChatTable, DeliveryTable, ProcessTable
 
 
@@ -63,9 +64,9 @@ def claim_chats(
             .where(
                 col(DeliveryTable.chat_id).in_(taken_over),
                 WAITING,  # through the index of waiting rows
-                col(DeliveryTable.status) == "sending",
+                col(DeliveryTable.status) == Status.SENDING,
             )
-            .values(status="pending")
+            .values(status=Status.PENDING)
         )
     return claimed
 
@@ -103,10 +104,10 @@ def reset_unclaimed_sending(session: Session, *, now: datetime) -> int:
         update(DeliveryTable)
         .where(
             WAITING,  # through the index of waiting rows
-            col(DeliveryTable.status) == "sending",
+            col(DeliveryTable.status) == Status.SENDING,
             col(DeliveryTable.chat_id).not_in(held),
         )
-        .values(status="pending")
+        .values(status=Status.PENDING)
     )
     return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
 

@@ -18,7 +18,8 @@ from sqlalchemy import (
 )
 from sqlmodel import Field, SQLModel, col
 
-from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, UNFINISHED
+from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE
+from bot.core.states import UNFINISHED, ChatMode, DigestStyle, Status
 
 
 class PaperTable(SQLModel, table=True):
@@ -75,7 +76,7 @@ class ChatTable(SQLModel, table=True):
 
     id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     kind: str = Field(default="private", max_length=20)  # private | group | supergroup | channel
-    mode: str = Field(default="digest", max_length=10)  # digest | instant
+    mode: str = Field(default=ChatMode.DIGEST.value, max_length=10)
     digest_time: str = Field(default="08:00", max_length=5)  # HH:MM, local
     timezone: str = Field(default="UTC", max_length=64)
     updates: bool = False
@@ -84,7 +85,7 @@ class ChatTable(SQLModel, table=True):
     inactive_reason: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime
     last_digest_at: datetime
-    digest_style: str = Field(default="compact", max_length=10)  # compact | full
+    digest_style: str = Field(default=DigestStyle.COMPACT.value, max_length=10)
     digest_abstracts: int = DIGEST_ABSTRACTS  # compact digests: papers shown with their abstract
     digest_page: int = DIGEST_PAGE  # papers a digest lists before its "more" button
     # the process sending to the chat now, and until when its claim holds unless renewed
@@ -133,7 +134,7 @@ class DeliveryTable(SQLModel, table=True):
     paper_id: int
     revision: int = 0
     filter_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    status: str = Field(default="pending", max_length=10)  # pending|sending|sent|failed
+    status: str = Field(default=Status.PENDING.value, max_length=10)
     message_id: int | None = Field(default=None, sa_column=Column(BigInteger))
     reason: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime

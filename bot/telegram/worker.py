@@ -24,7 +24,6 @@ from bot.telegram.transport import TelegramTransport, telegram_request
 log = logging.getLogger(__name__)
 
 
-
 async def every(seconds: float, job: jobs.Job, runtime: Runtime, stop: asyncio.Event) -> None:
     """The job, then again each `seconds` until `stop` is set; a failing round is logged and the
     next one comes as usual."""
