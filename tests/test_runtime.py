@@ -25,7 +25,7 @@ from bot.store import Database, chats, deliveries, leases, papers
 from bot.store.database import create_database_engine
 from bot.telegram.worker import run_jobs
 from tests.conftest import SEEDS, Clock
-from tests.transports import RecordingTransport, SilentTransport
+from tests.transports import HoldingTransport, RecordingTransport, SilentTransport
 
 
 def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> None:
@@ -216,22 +216,6 @@ async def test_the_console_never_beats_a_heartbeat(database: Database, clock: Cl
     assert processes.heartbeat(database, process_id="bot", kind="paperbot", now=clock()) == 1
 
 
-class HeldChatTransport(RecordingTransport):
-    """Records what it carries; a message to `held` waits until the test lets it go."""
-
-    def __init__(self, held: int) -> None:
-        super().__init__()
-        self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
-
-    async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
-    ) -> int:
-        if chat_id == self.held:
-            self.holding.set()
-            await self.go.wait()
-        return await super().send(chat_id, text, html=html, buttons=buttons)
-
-
 async def test_a_tick_during_a_long_round_takes_a_killed_processs_chats(
     database: Database, clock: Clock
 ) -> None:
@@ -248,7 +232,7 @@ async def test_a_tick_during_a_long_round_takes_a_killed_processs_chats(
     with database.connection() as connection:  # the killed one's claim, never given up
         leases.claim_chats(connection, chat_ids=[2], holder="killed", now=clock(),
                            until=clock() + lease)  # fmt: skip
-    transport = HeldChatTransport(held=1)
+    transport = HoldingTransport(held=1)
     survivor = Runtime.build(settings, database, transport, clock=clock)
     survivor.plan()
     long_round = asyncio.create_task(survivor.deliver())  # as the inbox job starts one
@@ -304,7 +288,7 @@ async def test_leaving_cancels_the_rounds_under_way_before_the_claims_go(
     with database.session() as session:
         chats.update_chat(session, chat_id=1, mode="instant")
     arrive(database, "First light", clock())
-    transport = HeldChatTransport(held=1)
+    transport = HoldingTransport(held=1)
     runtime = Runtime.build(Settings(), database, transport, clock=clock)
     runtime.plan()
     await jobs.deliver(runtime)

@@ -3,6 +3,7 @@ one for tests where nothing may be sent."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -53,3 +54,20 @@ class SilentTransport:
         self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
     ) -> int:
         raise AssertionError(self.why)
+
+
+class HoldingTransport(RecordingTransport):
+    """Records what it carries, but a message to `held` waits until the test lets it go: a
+    long round, under way for as long as the test wants."""
+
+    def __init__(self, held: int) -> None:
+        super().__init__()
+        self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
+
+    async def send(
+        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+    ) -> int:
+        if chat_id == self.held:
+            self.holding.set()
+            await self.go.wait()
+        return await super().send(chat_id, text, html=html, buttons=buttons)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
-from bot.core.buttons import Keyboard
 from bot.core.query import FilterRules
 from bot.sender import Limits, Sender
 from bot.service import ingest, processes
@@ -15,7 +14,7 @@ from bot.service.delivery import LEASE, Postman
 from bot.service.planning import Planner
 from bot.store import Database, chats, deliveries, leases
 from tests.conftest import SEEDS, Clock
-from tests.transports import RecordingTransport
+from tests.transports import HoldingTransport, RecordingTransport
 
 CHATS = range(1, 9)
 
@@ -129,23 +128,6 @@ async def test_with_two_processes_alive_a_round_takes_its_share_of_a_burst(
     assert len(set(one.chats())) == len(set(two.chats())) == 4  # half of the eight chats each
     assert not set(one.chats()) & set(two.chats())
     assert len(sent_rows(any_database)) == 8 * 37
-
-
-class HoldingTransport(RecordingTransport):
-    """Records what it carries, but a message to `held` waits until the test lets it go: a
-    long round, under way for as long as the test wants."""
-
-    def __init__(self, held: int) -> None:
-        super().__init__()
-        self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
-
-    async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
-    ) -> int:
-        if chat_id == self.held:
-            self.holding.set()
-            await self.go.wait()
-        return await super().send(chat_id, text, html=html, buttons=buttons)
 
 
 async def test_a_killed_processs_chats_are_taken_while_the_survivors_round_goes_on(
