@@ -20,7 +20,7 @@ The work is the bot's own: the Runtime's filter index built as at the bot's firs
 after a start (`index_seconds`: a running bot has it when a listing arrives), listings through
 bot.service.ingest, matching through the Runtime's Planner (bot/service/planning.py) into the
 ledger, digests composed as bot.service.delivery's
-postman composes them (each chat's rows read, a Waiting, compose_digest), commands answered
+postman composes them (each chat's rows read as Matches, compose_digest), commands answered
 by bot.commands.handle_text on a Runtime built with Runtime.build and a recording transport,
 timed while planning and composing run in a thread. On PostgreSQL, `--workers N` composes in N
 processes of their own, each a share of the chats, as `paperbot worker` processes share a digest

@@ -32,6 +32,7 @@ from bot.core.chat import Delivery  # noqa: E402
 from bot.core.compose import (  # noqa: E402
     Composed,
     Layout,
+    Made,
     compose_alert,
     compose_digest,
     compose_page,
@@ -43,6 +44,7 @@ from bot.core.paper import AnnounceType, Paper  # noqa: E402
 from bot.core.query import FilterRules  # noqa: E402
 from bot.core.relevance import ChatModel, TextModel  # noqa: E402
 from bot.core.render import Item, MatchedFilter, size  # noqa: E402
+from bot.core.states import Status  # noqa: E402
 
 DEFAULT_DAY = ROOT.parent / "shared" / "data" / "arxiv-days-2025" / "2025-05-27.jsonl"
 FILTERS = [
@@ -101,13 +103,15 @@ def matched_items(papers: list[Paper], sources: list[str]) -> list[Item]:
     return items
 
 
-def as_rows(items: list[Item]) -> Composed:
+def as_rows(items: list[Item]) -> Made:
     """One ledger row per paper, as the planner writes them."""
     now = datetime.now(UTC)
-    return [
-        (item, [Delivery(n, 1, n, 0, [], "pending", None, None, now)])
-        for n, item in enumerate(items, 1)
-    ]
+    return Made(
+        [
+            (item, [Delivery(n, 1, n, 0, [], Status.PENDING, None, None, now)])
+            for n, item in enumerate(items, 1)
+        ]
+    )
 
 
 def main() -> None:
@@ -143,7 +147,7 @@ def main() -> None:
     print(json.dumps(figures))
 
 
-def page_through(composed: Composed, layout: Layout) -> list[list[int]]:
+def page_through(composed: Made, layout: Layout) -> list[list[int]]:
     """The papers (as indices into `composed`) of each page, pressing "more" until the digest
     ends, each later page composed from the rows behind the button in their stored order."""
     index = {rows[0].id: i for i, (_, rows) in enumerate(composed)}
@@ -172,10 +176,12 @@ def ranked(day: Path, composed: Composed) -> dict[str, object]:
     model = ChatModel.train(text, liked, [], background)
     assert model is not None
     scores = model.scores(text.vectors([item.paper for item, _ in composed]))
-    scored = [
-        (dataclasses.replace(item, score=float(score)), rows)
-        for (item, rows), score in zip(composed, scores, strict=True)
-    ]
+    scored = Made(
+        [
+            (dataclasses.replace(item, score=float(score)), rows)
+            for (item, rows), score in zip(composed, scores, strict=True)
+        ]
+    )
     figures: dict[str, object] = {"liked": [p.arxiv_id for p in liked]}
     for page in (30, 10):
         pages = page_through(scored, Layout(page=page))

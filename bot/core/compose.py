@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import heapq
 import itertools
+from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,9 +153,50 @@ def digest_groups(firsts: Sequence[MatchedFilter | None]) -> list[Group]:
 TOP_MARKED = 5  # a ranked digest says why for at most its five best papers
 
 
-class Waiting(Sequence[tuple[Item, list[Delivery]]]):
-    """A chat's rows as items, one a paper, with the rows it settles (a pending new version of a
-    paper not sent yet goes out with it, as one), each item made (and marked) when first asked.
+class ToCompose(Sequence[tuple[Item, list[Delivery]]], ABC):
+    """A chat's papers to compose, each an item with the ledger rows it settles, and what a
+    digest orders them by, known without making every item: each paper's first filter (its
+    group), the filters it matched, its rank."""
+
+    rows: list[list[Delivery]]
+    first_filters: list[MatchedFilter | None]
+    matched_filters: Sequence[Sequence[MatchedFilter]]
+
+    @abstractmethod
+    def rank(self, index: int, *, by_score: bool = True) -> Rank:
+        """`rank` of the item at `index`."""
+
+
+class Made(ToCompose):
+    """Items made beforehand, each with its rows (an alert's few; a test's or a benchmark's
+    hostile or measured items), ordered by their own filters and marks."""
+
+    def __init__(self, items: Sequence[tuple[Item, list[Delivery]]]) -> None:
+        self.items = list(items)
+        self.rows = [rows for _, rows in self.items]
+        self.first_filters = [first_filter(item) for item, _ in self.items]
+        self.matched_filters = [item.filters for item, _ in self.items]
+
+    def rank(self, index: int, *, by_score: bool = True) -> Rank:
+        return rank(self.items[index][0], by_score=by_score)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Item, list[Delivery]]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Item, list[Delivery]]]: ...
+    def __getitem__(
+        self, index: int | slice
+    ) -> tuple[Item, list[Delivery]] | list[tuple[Item, list[Delivery]]]:
+        return self.items[index]
+
+
+class Matches(ToCompose):
+    """A chat's waiting ledger rows as items, one a paper, with the rows it settles (a pending
+    new version of a paper not sent yet goes out with it, as one), each item made (and marked)
+    when first asked.
     `filters` are the chat's, in /list order; a filter that matched and was removed since is
     named as such: the paper still goes, as promised. Without `marks`, the items are not
     marked. With `scores` (the chat's ranking), the best few with terms to show say why.
@@ -273,7 +315,7 @@ class Outgoing:
     behind: list[Delivery] = field(default_factory=list)  # settled too, behind its "more" button
 
 
-Composed = Sequence[tuple[Item, list[Delivery]]]  # a Waiting, or items made beforehand
+Composed = Sequence[tuple[Item, list[Delivery]]]  # a ToCompose, or an alert's items
 
 
 def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Outgoing]:
@@ -318,28 +360,17 @@ class Layout:
         return cls(compact, chat.digest_abstracts, chat.digest_page)
 
 
-def compose_digest(items: Composed, title: str, layout: Layout) -> list[Outgoing]:
+def compose_digest(items: ToCompose, title: str, layout: Layout) -> list[Outgoing]:
     """A digest as it goes out: its first page (`plan_digest`: every filter's best few, then the
     best of the rest), and the papers past it, which settle with the last message behind its
     "N more" button in the order its pages will list them (the postman stores that order with
-    the rows, so a restart, a rating or a refit cannot reshuffle a page). Of a `Waiting`, only
+    the rows, so a restart, a rating or a refit cannot reshuffle a page). Of `Matches`, only
     the items shown are made."""
-    ranked: Ranked
-    matched: Sequence[Sequence[MatchedFilter]]
-    if isinstance(items, Waiting):  # known without making the items
-        firsts, rows, ranked = items.first_filters, items.rows, items.rank
-        matched = items.matched_filters
-    else:
-        firsts, rows = [first_filter(item) for item, _ in items], [r for _, r in items]
-        matched = [item.filters for item, _ in items]
-
-        def ranked(index: int) -> Rank:
-            return rank(items[index][0])
-
-    groups = digest_groups(firsts)
-    plan = plan_digest(groups, layout.page, ranked)
+    rows = items.rows
+    groups = digest_groups(items.first_filters)
+    plan = plan_digest(groups, layout.page, items.rank)
     shown, rest = plan.order[: plan.shown], plan.order[plan.shown :]
-    counted = _filter_counts(matched, groups, plan)
+    counted = _filter_counts(items.matched_filters, groups, plan)
     header = _header(title, len(items), counted, plan.shown)
     outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
     if rest:
@@ -429,7 +460,7 @@ def _filter_counts(
     last): its name, how many of the digest's papers it matched (a paper several filters matched
     counts under each) and where they are: its group's numbers on the first page, "behind the
     button", or, for a filter whose papers all came under earlier filters, that."""
-    # papers matched by the same filters share their list (a Waiting's ~590 papers: a few
+    # papers matched by the same filters share their list (a chat's ~590 Matches: a few
     # dozen lists), so each list is counted, then its filters
     shared = Counter(map(id, matched))
     lists = {id(filters): filters for filters in matched}

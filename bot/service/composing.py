@@ -17,9 +17,9 @@ from bot.core.chat import Chat, Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
     Layout,
+    Matches,
     Outgoing,
     Scores,
-    Waiting,
     compose_digest,
     digest_title,
     empty_digest_line,
@@ -64,9 +64,9 @@ class Composer:
                 self.papers.clear()
                 self.filters.clear()
 
-    def items(self, chat_id: int, rows: Sequence[Delivery]) -> Waiting:
+    def items(self, chat_id: int, rows: Sequence[Delivery]) -> Matches:
         """The rows' papers as the chat is sent them: why each matched, and where."""
-        return Waiting(rows, self.papers, self._read(chat_id, rows), self.marks)
+        return Matches(rows, self.papers, self._read(chat_id, rows), self.marks)
 
     def _read(self, chat_id: int, rows: Sequence[Delivery]) -> list[Filter]:
         """The chat's filters, and the rows' papers read into the round: from the database only
@@ -104,6 +104,6 @@ class Composer:
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
             return Digest(line=empty_digest_line(arrived))
         listed = self._read(chat.id, rows)
-        items = Waiting(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
+        items = Matches(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
         title = digest_title(now.date(), [paper.announced for paper in items.papers])
         return Digest(compose_digest(items, title, Layout.of(chat)))

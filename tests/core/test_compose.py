@@ -16,8 +16,9 @@ from bot.core.chat import Delivery, Filter
 from bot.core.compose import (
     FilterMarks,
     Layout,
+    Made,
+    Matches,
     Outgoing,
-    Waiting,
     compose_digest,
     compose_page,
     digest_title,
@@ -28,7 +29,7 @@ from bot.core.compose import (
 from bot.core.highlight import Highlight, merge_highlights
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
-from bot.core.render import Item, MatchedFilter, Message
+from bot.core.render import MatchedFilter, Message
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 CHAT = 7
@@ -47,8 +48,8 @@ def row(row_id: int, paper_id: int, *filter_ids: int, revision: int = 0) -> Deli
     return Delivery(row_id, CHAT, paper_id, revision, list(filter_ids), "pending", None, None, NOW)
 
 
-def compose(rows: list[Delivery], filters: list[Filter]) -> list[tuple[Item, list[Delivery]]]:
-    return Waiting(rows, PAPERS, filters, FilterMarks(FilterRules().parse))
+def compose(rows: list[Delivery], filters: list[Filter]) -> Matches:
+    return Matches(rows, PAPERS, filters, FilterMarks(FilterRules().parse))
 
 
 def test_one_item_per_paper_with_the_rows_it_settles() -> None:
@@ -190,12 +191,12 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
     marks = FilterMarks(FilterRules().parse)
     # ties of score are broken by the marks
     scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows} if ranked else None
-    marked = list(Waiting(rows, papers, filters, marks, scores))  # every item made
+    marked = list(Matches(rows, papers, filters, marks, scores))  # every item made
     sources = {f.id: f.source for f in filters}
     for item, settled in marked:  # each filter's marks, merged
         each = [marks.of(sources[f], item.paper) for r in settled for f in r.filter_ids]
         assert item.marks == merge_highlights(h for found in each for h in found)
-    unmade = Waiting(rows, papers, filters, marks, scores)  # ranked as its items would be
+    unmade = Matches(rows, papers, filters, marks, scores)  # ranked as its items would be
     for by_score in (True, False):
         assert [unmade.rank(i, by_score=by_score) for i in range(len(rows))] == [
             rank(item, by_score=by_score) for item, _ in marked
@@ -203,9 +204,9 @@ def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked:
     assert not any(unmade._made)
     for page in range(1, len(papers) + 1):  # the page ends inside groups and between them
         layout = Layout(page=page)
-        waiting = Waiting(rows, papers, filters, marks, scores)
+        waiting = Matches(rows, papers, filters, marks, scores)
         lazily = compose_digest(waiting, "Your digest", layout)
-        assert lazily == compose_digest(marked, "Your digest", layout)
+        assert lazily == compose_digest(Made(marked), "Your digest", layout)
         shown = [r.paper_id for m in lazily for r in m.rows]
         assert len(shown) == min(page, len(papers))
         made = [waiting.rows[i][0].paper_id for i, item in enumerate(waiting._made) if item]
@@ -234,7 +235,7 @@ def page_through(
     while press.startswith("more:"):
         row_id, number = (int(part) for part in press.split(":")[1:])
         marks = FilterMarks(FilterRules().parse)
-        items = Waiting(behind, papers, filters, marks, rescore(len(pages)))
+        items = Matches(behind, papers, filters, marks, rescore(len(pages)))
         page = compose_page(items, "Your digest", layout, row_id=row_id, number=number)
         pages.append(papers_of(page))
         assert number == 1 + sum(len(p) for p in pages[:-1])
@@ -280,7 +281,7 @@ def test_pages_add_up_to_the_header_in_an_order_fixed_at_composing(chat, seed: i
     papers, filters, rows, page, scores = chat
     layout = Layout(page=page)
     marks = FilterMarks(FilterRules().parse)
-    outgoing = compose_digest(Waiting(rows, papers, filters, marks, scores), "Your digest", layout)
+    outgoing = compose_digest(Matches(rows, papers, filters, marks, scores), "Your digest", layout)
     count = int(re.search(r"(\d+) new papers?", outgoing[0].text)[1])
     rng = random.Random(seed)
 
@@ -305,7 +306,7 @@ def test_the_first_page_shows_every_filter_before_a_broad_one_fills_it() -> None
     group = {r.paper_id: r.filter_ids[0] - 100 for r in rows}
 
     def first_page(page: int) -> tuple[list[int], str]:
-        waiting = Waiting(rows, papers, filters, FilterMarks(FilterRules().parse))
+        waiting = Matches(rows, papers, filters, FilterMarks(FilterRules().parse))
         outgoing = compose_digest(waiting, "Your digest", Layout(page=page))
         return [group[p] for p in papers_of(outgoing)], outgoing[0].text
 
@@ -340,7 +341,7 @@ def test_the_best_five_say_why_even_below_even_odds() -> None:
     rows = [row(n, n, 10) for n in range(1, 9)]
     papers = {n: Paper(title=f"paper {n}", abstract="looped", source="t") for n in range(1, 9)}
     scores = {n: (-1.0 - n / 10, ("looped",) if n != 2 else ()) for n in range(1, 9)}
-    waiting = Waiting(rows, papers, [LOOPED], FilterMarks(FilterRules().parse), scores)
+    waiting = Matches(rows, papers, [LOOPED], FilterMarks(FilterRules().parse), scores)
     why = {item.paper.title: bool(item.why) for item, _ in waiting}
     assert [title for title, said in why.items() if said] == [f"paper {n}" for n in (1, 3, 4, 5, 6)]
 

@@ -14,10 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.core.chat import Delivery
-from bot.core.compose import Composed, Layout, Outgoing, compose_alert, compose_digest, compose_page
+from bot.core.compose import (
+    Layout,
+    Made,
+    Outgoing,
+    compose_alert,
+    compose_digest,
+    compose_page,
+)
 from bot.core.highlight import Highlight
 from bot.core.paper import AnnounceType, Paper
 from bot.core.render import MESSAGE_LIMIT, Item, MatchedFilter, render_fitting, size
+from bot.core.states import Status
 from tests.growth import assert_linear
 from tests.telegram_html import check_message
 
@@ -74,11 +82,13 @@ def items(draw: st.DrawFn) -> Item:
     return Item(paper, marks, filters, draw(st.booleans()), draw(st.none() | st.floats(-1, 1)), why)
 
 
-def composed(batch: list[Item]) -> Composed:
-    return [
-        (item, [Delivery(n, 1, n, 0, [1], "pending", None, None, NOW)])
-        for n, item in enumerate(batch, 1)
-    ]
+def composed(batch: list[Item]) -> Made:
+    return Made(
+        [
+            (item, [Delivery(n, 1, n, 0, [1], Status.PENDING, None, None, NOW)])
+            for n, item in enumerate(batch, 1)
+        ]
+    )
 
 
 def assert_sendable(messages: list[Outgoing] | list[str]) -> None:
@@ -88,7 +98,7 @@ def assert_sendable(messages: list[Outgoing] | list[str]) -> None:
         assert check_message(text, "HTML") is None, (check_message(text, "HTML"), text[:500])
 
 
-def assert_every_row_settled(messages: list[Outgoing], batch: Composed) -> None:
+def assert_every_row_settled(messages: list[Outgoing], batch: Made) -> None:
     settled = sorted(r.id for m in messages for r in [*m.rows, *m.behind])
     assert settled == sorted(rows[0].id for _, rows in batch)
 
