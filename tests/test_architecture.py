@@ -165,3 +165,29 @@ def test_states_are_compared_by_name_outside_the_store(module: Path) -> None:
 def test_the_state_check_finds_a_literal() -> None:
     source = 'if row.status == "sent" or chat.mode in ("instant", "x"): pass'
     assert len(_compared_to_literals(ast.parse(source), _state_literals())) == 2
+
+
+# Typed filters, checked as the user sends them (/subscribe, /preview): the filter language only.
+PARSES_TYPED = {BOT / "service" / "subscriptions.py", BOT / "service" / "preview.py"}
+
+
+@pytest.mark.parametrize("module", sorted(BOT.rglob("*.py")), ids=name)
+def test_a_stored_filter_is_compiled_in_one_function(module: Path) -> None:
+    """Stored filters are read by their kind through FilterRules.compile (keywords or a "more
+    like this" filter's seeds), never parsed as keywords, nor told apart by their prefix."""
+    if module == CORE / "query.py" or module in PARSES_TYPED:
+        return
+    tree = ast.parse(module.read_text())
+    calls = [
+        node.func
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    ]
+    assert not [c for c in calls if c.attr == "parse" and ast.unparse(c.value).endswith("rules")]
+    in_fstrings = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    prefixes = [  # an f-string's "like:{row}" is a button's data, not a filter
+        n for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value == "like:"
+    ]
+    assert not [n for n in prefixes if id(n) not in in_fstrings], (
+        f"{name(module)} reads the like: prefix itself"
+    )

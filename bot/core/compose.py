@@ -28,7 +28,7 @@ from bot.core.highlight import (
     occurs,
 )
 from bot.core.paper import Paper
-from bot.core.query import InvalidQuery, Node
+from bot.core.query import InvalidQuery, Node, Seeds
 from bot.core.render import (
     Item,
     MatchedFilter,
@@ -55,16 +55,17 @@ class FilterMarks:
     each time: remembered per (filter, paper), a third of them were asked for again, and per
     (chat's filters, paper) a fifth (bench/day.py's population, 1,500 chats' digests)."""
 
-    def __init__(self, parse: Callable[[str], Node], remembered: int = 4096) -> None:
-        self._parse = parse
+    def __init__(self, compile: Callable[[str], Node | Seeds], remembered: int = 4096) -> None:
+        self._compile = compile  # FilterRules.compile: a stored filter by its kind
         self._marked = functools.lru_cache(maxsize=remembered)(self._marked_leaves)
         self._analyse = functools.lru_cache(maxsize=2 * remembered)(Analysed)
 
     def _marked_leaves(self, source: str) -> tuple[Marked, ...]:
         try:
-            return marked_leaves(self._parse(source))
+            compiled = self._compile(source)
         except InvalidQuery:  # kept from a laxer paperbot: the paper is still sent, unmarked
             return ()
+        return () if isinstance(compiled, Seeds) else marked_leaves(compiled)  # like: no words
 
     def of(self, source: str, paper: Paper) -> tuple[Highlight, ...]:
         """One filter's marks in a paper."""

@@ -43,7 +43,7 @@ class Digest:
 class Composer:
     def __init__(self, database: Database, rules: FilterRules, ranker: Ranker | None = None):
         self.database, self.ranker = database, ranker
-        self.marks = FilterMarks(rules.parse)
+        self.marks = FilterMarks(rules.compile)
         self.papers: dict[int, Paper] = {}  # read once per round, whatever the number of chats
         self.filters: dict[int, list[Filter]] = {}  # the round's chats' filters, by chat
         self.rounds = 0  # rounds going on (they overlap: the inbox job's, the tick's, /digest)

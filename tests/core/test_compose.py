@@ -49,7 +49,7 @@ def row(row_id: int, paper_id: int, *filter_ids: int, revision: int = 0) -> Deli
 
 
 def compose(rows: list[Delivery], filters: list[Filter]) -> Matches:
-    return Matches(rows, PAPERS, filters, FilterMarks(FilterRules().parse))
+    return Matches(rows, PAPERS, filters, FilterMarks(FilterRules().compile))
 
 
 def test_one_item_per_paper_with_the_rows_it_settles() -> None:
@@ -101,7 +101,7 @@ def test_an_item_is_an_update_only_when_all_its_rows_are(
 
 
 def test_filter_marks_are_the_words_a_filter_matched() -> None:
-    marks = FilterMarks(FilterRules().parse)
+    marks = FilterMarks(FilterRules().compile)
     assert marks.of("looped", KV) == (Highlight("title", 13, 19), Highlight("abstract", 0, 6))
     assert marks.of("looped", MAMBA) == ()
     assert marks.of("loop*", KV) == marks.of("loop* -mamba", KV)  # a prefix found once a text
@@ -115,7 +115,7 @@ def test_filter_marks_are_the_words_a_filter_matched() -> None:
     ],
 )
 def test_a_filter_the_parser_refuses_marks_nothing(rules: FilterRules, source: str) -> None:
-    assert FilterMarks(rules.parse).of(source, KV) == ()
+    assert FilterMarks(rules.compile).of(source, KV) == ()
 
 
 def test_each_message_carries_the_rows_of_its_items() -> None:
@@ -188,7 +188,7 @@ def many_filter_chat() -> tuple[dict[int, Paper], list[Filter], list[Delivery]]:
 @pytest.mark.parametrize("ranked", [False, True])
 def test_a_digest_makes_only_the_items_its_order_needs_and_says_the_same(ranked: bool) -> None:
     papers, filters, rows = many_filter_chat()
-    marks = FilterMarks(FilterRules().parse)
+    marks = FilterMarks(FilterRules().compile)
     # ties of score are broken by the marks
     scores = {r.paper_id: (float(r.paper_id % 4), ("kv",)) for r in rows} if ranked else None
     marked = list(Matches(rows, papers, filters, marks, scores))  # every item made
@@ -234,7 +234,7 @@ def page_through(
     press = outgoing[-1].buttons[-1][0].data if behind else ""
     while press.startswith("more:"):
         row_id, number = (int(part) for part in press.split(":")[1:])
-        marks = FilterMarks(FilterRules().parse)
+        marks = FilterMarks(FilterRules().compile)
         items = Matches(behind, papers, filters, marks, rescore(len(pages)))
         page = compose_page(items, "Your digest", layout, row_id=row_id, number=number)
         pages.append(papers_of(page))
@@ -280,7 +280,7 @@ def chats(draw: st.DrawFn) -> tuple[dict[int, Paper], list[Filter], list[Deliver
 def test_pages_add_up_to_the_header_in_an_order_fixed_at_composing(chat, seed: int) -> None:
     papers, filters, rows, page, scores = chat
     layout = Layout(page=page)
-    marks = FilterMarks(FilterRules().parse)
+    marks = FilterMarks(FilterRules().compile)
     outgoing = compose_digest(Matches(rows, papers, filters, marks, scores), "Your digest", layout)
     count = int(re.search(r"(\d+) new papers?", outgoing[0].text)[1])
     rng = random.Random(seed)
@@ -306,7 +306,7 @@ def test_the_first_page_shows_every_filter_before_a_broad_one_fills_it() -> None
     group = {r.paper_id: r.filter_ids[0] - 100 for r in rows}
 
     def first_page(page: int) -> tuple[list[int], str]:
-        waiting = Matches(rows, papers, filters, FilterMarks(FilterRules().parse))
+        waiting = Matches(rows, papers, filters, FilterMarks(FilterRules().compile))
         outgoing = compose_digest(waiting, "Your digest", Layout(page=page))
         return [group[p] for p in papers_of(outgoing)], outgoing[0].text
 
@@ -341,7 +341,7 @@ def test_the_best_five_say_why_even_below_even_odds() -> None:
     rows = [row(n, n, 10) for n in range(1, 9)]
     papers = {n: Paper(title=f"paper {n}", abstract="looped", source="t") for n in range(1, 9)}
     scores = {n: (-1.0 - n / 10, ("looped",) if n != 2 else ()) for n in range(1, 9)}
-    waiting = Matches(rows, papers, [LOOPED], FilterMarks(FilterRules().parse), scores)
+    waiting = Matches(rows, papers, [LOOPED], FilterMarks(FilterRules().compile), scores)
     why = {item.paper.title: bool(item.why) for item, _ in waiting}
     assert [title for title, said in why.items() if said] == [f"paper {n}" for n in (1, 3, 4, 5, 6)]
 
