@@ -20,9 +20,8 @@ from bot.store.tables import WAITING, ChatTable, DeliveryTable, PaperTable
 
 class NewDeliveries(NamedTuple):
     """Ledger rows to add, as columns (row i is chat_ids[i], paper_ids[i], ...). Columns, not a
-    value per row: planning makes millions of rows on a busy day (bench/day.py: 5.85 million for
-    10,000 chats of 10 filters), and making and unpacking an object per row cost a tenth of the
-    planning (6 s of 60)."""
+    value per row: a busy day plans millions of rows (bench/day.py: 5.85 million), and an object
+    made and unpacked per row would be a tenth of the planning."""
 
     chat_ids: Sequence[int]
     paper_ids: Sequence[int]
@@ -92,16 +91,13 @@ def add_deliveries(session: Session, *, rows: Iterable[NewDeliveries], now: date
     makes them anew: not a generator). Raises OwnersGone (the caller rolls back) when a row's
     chat or paper is not stored.
 
-    A busy day plans millions of rows (bench/day.py: 5.85 million for 10,000 chats of 10
-    filters), so they skip the ORM, whose per-row bookkeeping took 240 us a row: on SQLite one
-    compiled INSERT through the driver's executemany, fed by zip over the columns (no Python
-    code runs per row; SQLite's own B-trees take 3-5 us a row), on PostgreSQL COPY
-    (`_copy_deliveries`; executemany there took 340 us a row, a round trip each). For the
-    same reason the ledger has no foreign keys: on PostgreSQL each row fired two triggers that
-    looked up and locked its chat and its paper, 16 us of the row's ~26; on SQLite two B-tree
-    lookups a row. The same integrity is checked once a batch, for each
-    distinct chat and paper (`_check_owners`), and what deletes a chat deletes its rows after
-    the chat (chats.forget_chat, chats.move_chat)."""
+    A busy day plans millions of rows, so they skip the ORM (its bookkeeping is ~240 us a row,
+    SQLite's own B-trees 3-5): bot/store/ledger_bulk.py writes them, SQLite through one compiled
+    executemany, PostgreSQL through COPY. For the same reason the ledger has no foreign keys
+    (their checks were most of a row's cost on PostgreSQL): the same integrity is checked once
+    a batch, for each distinct chat and paper (`_check_owners`), and what deletes a chat
+    deletes its rows after the chat (chats.forget_chat, chats.move_chat). docs/PERFORMANCE.md,
+    "Why the store is shaped so", has the measures."""
     if iter(rows) is rows:  # read twice on PostgreSQL when the ledger holds one of them
         raise TypeError("add_deliveries reads its rows again: give a list or Chunks")
     connection = session.connection()

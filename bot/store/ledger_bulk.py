@@ -30,10 +30,8 @@ if TYPE_CHECKING:
 PENDING = Status.PENDING  # a new row's status
 # PostgreSQL: after a batch adds this many rows, the ledger's statistics are taken again at once
 # (ANALYZE samples 30,000 rows: half a second at 6 million) rather than when autovacuum comes
-# by. Until then the planner took the ledger for as small as before: with an index of every
-# row's status (before migration 0011) it read a chat's waiting rows through that, every pending
-# row of every chat: 210 ms a digest at bench/day.py's 10,000 chats (5.85 million rows) instead
-# of 0.5 ms through the chat's own.
+# by: until then the planner takes the ledger for as small as before the batch, and may choose
+# an index that reads every chat's waiting rows rather than the chat's own.
 ANALYZE_AFTER = 100_000
 
 
@@ -82,7 +80,7 @@ def _copy_deliveries(connection: Connection, rows: Iterable[NewDeliveries], now:
 
     The straight COPY is the usual case, a day of new papers: the server stores the rows while
     the client formats the next ones, on two cores, where the INSERT from the temporary table
-    runs alone after the COPY (bench/day.py, 10,000 chats: planning 21 s instead of 29)."""
+    runs alone after the COPY."""
     if now.utcoffset() is None:  # as the column type would refuse it: read in the server's zone
         raise ValueError(f"a ledger row's time must carry its zone: {now!r}")
     cursor = _driver_cursor(connection)
@@ -109,8 +107,8 @@ def _copy_text(rows: Iterable[NewDeliveries], ending: str = "") -> Iterator[str]
     """The rows in COPY's text form, a chunk at a time, each line followed by `ending` (more
     columns, in that form). Written here rather than by the driver a row at a time (its
     write_row): integers, the filter ids' JSON and the constant columns hold none of the
-    characters COPY escapes (tab, newline, backslash), and the client's CPU for a busy day's
-    5.85 million rows fell from 6.6 to 2.5 s, beside a server that stores them meanwhile."""
+    characters COPY escapes (tab, newline, backslash). A busy day's 5.85 million rows take
+    2.5 s of the client's CPU, beside a server that stores them meanwhile."""
     for chunk in rows:
         columns = (chunk.chat_ids, chunk.paper_ids, chunk.revisions, chunk.filter_ids_json())
         yield "".join(
@@ -176,17 +174,17 @@ _DELIVERY_COLUMNS = (  # in Delivery's order
 )
 
 
-# The columns whose values unfinished_deliveries processes itself (as their types would). The
-# JSON is cast to text in the query: psycopg would otherwise parse every row's JSON itself, with
-# json.loads (PostgreSQL, bench/day.py: 1.5 of a digest's 4.7 ms to read its ~580 rows).
+# The columns whose values read_unfinished processes itself (as their types would). The JSON is
+# cast to text in the query: psycopg would otherwise parse every row's JSON with json.loads,
+# where _OnceEach parses each distinct value once (most rows name one of a chat's few filters).
 _RAW_FILTER_IDS = sa.cast(col(DeliveryTable.filter_ids), sa.Text).label("filter_ids")
 _RAW_CREATED = sa.type_coerce(col(DeliveryTable.created_at), sa.String).label("created_at")
 
 
 class _OnceEach(dict[Any, Any]):
     """`processor` applied to values read (none: as they are), each distinct value once: looked
-    up as `once[value]`, a dictionary's own lookup once the value was met (a function call a
-    value, two a row, took ~0.08 ms of a chat's ~0.95 to read its ~590 rows on SQLite)."""
+    up as `once[value]`, a dictionary's own lookup once the value was met, not a function call
+    a value."""
 
     def __init__(self, processor: Callable[[Any], Any] | None) -> None:
         super().__init__()
@@ -223,7 +221,7 @@ def read_unfinished(
             created_at[created],
         )
         for row_id, chat, paper, revision, ids, status, message, reason, created in (
-            cursor.fetchall()  # a fetchone a row cost 0.5 ms
+            cursor.fetchall()  # one call for all of them, not one a row
         )
     ]
     if chat_id is None:  # sorted here (by id, a Delivery's first field): _compiled_unfinished
@@ -242,12 +240,8 @@ class _CompiledSelect:
         return tuple(values[name] for name in self.order) if self.order else values
 
 
-# A digest chat has ~590 rows waiting on a busy day (bench/day.py, SQLite): read as ORM objects
-# they took 0.2 s; as SQLAlchemy's Core rows, every value processed by its type, 5.3 ms. The
-# statement is compiled once per dialect and run straight through the driver, and each distinct
-# JSON or timestamp value is processed once (a planning batch writes one timestamp, most rows
-# name one of a chat's few filters): 1.5 ms (PostgreSQL 2.4), where SQLAlchemy's own execution
-# and Row objects took 2.0 (PostgreSQL 3.3); with Delivery a named tuple, 0.9 (PostgreSQL 1.5).
+# A digest chat has ~590 rows waiting on a busy day: compiled once per dialect, run straight
+# through the driver, each distinct value processed once, they are read in about 1 ms (SQLite).
 @functools.cache
 def _compiled_unfinished(
     dialect: Dialect, by_chat: bool, modes: tuple[str, ...] | None
@@ -262,7 +256,7 @@ def _compiled_unfinished(
         )
     )
     # One chat's rows are ordered by the database (SQLite reads them in id order from the index
-    # of waiting rows); every chat's are sorted once read (unfinished_deliveries): asked to
+    # of waiting rows); every chat's are sorted once read (read_unfinished): asked to
     # order them, SQLite read the whole ledger in id order rather than its index
     if by_chat:
         chat = bindparam("chat", 0, sa.BigInteger)  # a value: render_postcompile wants one
