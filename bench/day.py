@@ -71,7 +71,7 @@ from bot.core.query import FilterRules, InvalidQuery, canonical  # noqa: E402
 from bot.runtime import MemoryPolicy, Runtime  # noqa: E402
 from bot.service import ingest  # noqa: E402
 from bot.service.composing import Composer  # noqa: E402
-from bot.store import Database, chats, deliveries, papers  # noqa: E402
+from bot.store import Database, chats, deliveries, filters, papers  # noqa: E402
 from bot.store.database import create_database_engine, database_url  # noqa: E402
 from tests import reference_matcher  # noqa: E402
 from tests.transports import RecordingTransport  # noqa: E402
@@ -267,7 +267,7 @@ def add_chats(
                     understood = canonical(rules.parse(source))
                 except InvalidQuery as error:
                     raise SystemExit(f"filter {source!r}: {error}") from None
-                chats.add_filter(
+                filters.add_filter(
                     session, chat_id=chat_id, source=source, canonical=understood, now=now
                 )
 
@@ -440,7 +440,7 @@ def reference(
     sampled = population[:sample]
     with database.session() as session:
         stored = papers.latest_papers(session, limit=10**9)
-        listed = chats.filters_of_chats(session, chat_ids=list(range(1, len(sampled) + 1)))
+        listed = filters.filters_of_chats(session, chat_ids=list(range(1, len(sampled) + 1)))
         ledger = {
             (row.chat_id, row.paper_id): sorted(row.filter_ids)
             for chat_id in listed

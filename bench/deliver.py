@@ -61,7 +61,7 @@ from bot.sender import Limits, Sender  # noqa: E402
 from bot.service import ingest, utc_now  # noqa: E402
 from bot.service.delivery import Postman, SendReport  # noqa: E402
 from bot.service.planning import Planner  # noqa: E402
-from bot.store import Database, chats, deliveries  # noqa: E402
+from bot.store import Database, chats, deliveries, filters  # noqa: E402
 from bot.store.database import create_database_engine, database_url  # noqa: E402
 from bot.telegram.transport import (  # noqa: E402
     NO_PREVIEW,
@@ -87,7 +87,7 @@ def fill(database: Database, chat_count: int, filter_source: str) -> Database:
         for chat_id in range(1, chat_count + 1):
             chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
             chats.update_chat(session, chat_id=chat_id, mode="instant")
-            chats.add_filter(
+            filters.add_filter(
                 session, chat_id=chat_id, source=filter_source, canonical=filter_source, now=now
             )
     # papers ingested before the filters count as new here: this run is about sending them

@@ -145,9 +145,8 @@ class TelegramSettings(Section):
 class DatabaseSettings(Section):
     url: str = "sqlite:///data/paperbot.db"
     # Each SQLite connection's page cache, in MB (SQLite takes it only as it is used). With
-    # SQLite's own 2 MB, planning a busy day rereads the day's papers for each ledger row's
-    # foreign key and spills half-written index pages to the WAL again and again: 64 MB plans
-    # bench/day.py's 10,000 chats (5.85 million rows) in 44 s against 56.
+    # SQLite's own 2 MB, planning a busy day spills the ledger's half-written index pages to the
+    # WAL again and again (docs/PERFORMANCE.md, "Why the store is shaped so").
     sqlite_cache_mb: int = Field(default=64, ge=2, le=65536)
     # PostgreSQL: `run` and `worker` create or upgrade the schema themselves when on; off, only
     # `paperbot db upgrade` does, the step an operator takes (and backs up before). SQLite, one

@@ -20,10 +20,10 @@ from bot.config import MemorySettings, Settings
 from bot.core.query import FilterRules
 from bot.core.states import FileStatus
 from bot.embedding import load_embedding
-from bot.feeds import FeedFetcher
+from bot.feed_fetch import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
-from bot.service import Clock, ingest, processes, retention, utc_now
+from bot.service import Clock, feed_polling, ingest, processes, retention, utc_now
 from bot.service.backlog import lateness_problem, oldest_late_seconds, read_backlog
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport, Progress
@@ -235,7 +235,7 @@ class Runtime:
         feeds = self.settings.feeds
         if not feeds.urls:
             return IngestReport()
-        return ingest.poll_feeds(
+        return feed_polling.poll_feeds(
             self.database,
             feeds.urls,
             self.fetcher.fetch,

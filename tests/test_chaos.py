@@ -41,7 +41,7 @@ from sqlalchemy.engine import make_url
 
 from bot.config import FilterSettings
 from bot.core.paper import Paper
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, filters, papers
 from tests.conftest import POSTGRES_URL, _reset_postgres
 from tests.corpus import TOPICS, mixed_day, rss
 from tests.fake_telegram import ANSWER_LOST, FakeTelegram
@@ -92,7 +92,7 @@ def subscribe_chats(url: str, rng: random.Random, count: int = CHATS) -> dict[in
         for chat_id, source in chosen.items():
             chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
             chats.update_chat(session, chat_id=chat_id, mode="instant")
-            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
+            filters.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
     database.close()
     return chosen
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from bot.feeds import FeedFetcher
+from bot.feed_fetch import FeedFetcher
 from bot.logs import Redacted
-from bot.service import ingest
+from bot.service import feed_polling
 from bot.service.status import FeedState, feed_status
 from bot.store import Database
 from tests.conftest import Clock
@@ -30,7 +30,7 @@ def poll(
     database: Database, fetcher: FeedFetcher, clock: Clock, *urls: str, every: float
 ) -> list[str]:
     """One run of the feeds job: what came of each feed that was due."""
-    report = ingest.poll_feeds(database, urls, fetcher.fetch, poll_seconds=every, clock=clock)
+    report = feed_polling.poll_feeds(database, urls, fetcher.fetch, poll_seconds=every, clock=clock)
     return [f.status for f in report.files]
 
 

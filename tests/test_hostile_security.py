@@ -28,7 +28,7 @@ from bot.config import InboxSettings, Settings
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, subscriptions
-from bot.store import Database, chats, deliveries
+from bot.store import Database, chats, deliveries, filters
 from tests.conftest import ROOT, Clock
 from tests.listing_cases import CASES
 from tests.transports import RecordingTransport
@@ -242,7 +242,7 @@ def state(runtime: Runtime) -> tuple[object, ...]:
     moves with deliveries: /digest, open to all, sends what waits)."""
     with runtime.database.session() as session:
         chat = chats.get_chat(session, chat_id=GROUP)
-        kept = chats.chat_filters(session, chat_id=GROUP)
+        kept = filters.chat_filters(session, chat_id=GROUP)
     assert chat is not None
     settings = dataclasses.replace(chat, last_digest_at=NOW, created_at=NOW)
     ratings = feedback.counts(runtime.database, chat_id=GROUP)

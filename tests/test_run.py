@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, filters, papers
 from tests.conftest import POSTGRES_URL, ROOT, SEEDS, _reset_postgres
 from tests.fake_telegram import FakeTelegram
 from tests.telegram.conftest import TOKEN
@@ -86,7 +86,9 @@ def prepare(database_url: str, chat_count: int) -> None:
             # whole cards: a message a paper or two, so a burst is long enough to kill inside
             chats.update_chat(session, chat_id=chat_id, mode="instant", digest_style="full")
             for source in ("model", "learning"):
-                chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
+                filters.add_filter(
+                    session, chat_id=chat_id, source=source, canonical=source, now=now
+                )
     database.close()
 
 

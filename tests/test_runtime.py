@@ -21,7 +21,7 @@ from bot.core.buttons import Keyboard
 from bot.core.paper import Paper
 from bot.runtime import MemoryPolicy, Runtime
 from bot.service import processes
-from bot.store import Database, chats, deliveries, leases, papers
+from bot.store import Database, chats, deliveries, filters, leases, papers
 from bot.store.database import create_database_engine
 from bot.telegram.worker import run_jobs
 from tests.conftest import SEEDS, Clock
@@ -32,7 +32,7 @@ def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> No
     with database.session() as session:
         chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
         for source in sources:
-            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
+            filters.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
 
 
 def arrive(database: Database, title: str, now: datetime) -> None:

@@ -2,7 +2,8 @@
 CLI call these; these call the pure core and the store. Only this package (and the store
 itself) talks to the database (tests/test_architecture.py holds the line).
 
-    ingest         listing files and feeds in, once each
+    ingest         listing files in, once each (a feed's content too)
+    feed_polling   the feeds job: each feed when due, backing off after failures
     planning       new papers matched into the delivery ledger (the filter index)
     delivery       the ledger sent: instant rounds, digest rounds, the chat lock
     subscriptions  a chat's filters: subscribe, unsubscribe, import, export, preview

@@ -12,7 +12,7 @@ from bot.core.chat import Filter
 from bot.core.query import FilterRules, InvalidQuery, Seeds
 from bot.service.preview import RecentPapers
 from bot.service.similar import Similar
-from bot.store import Database, chats, deliveries
+from bot.store import Database, deliveries, filters
 from bot.store.deliveries import NewDeliveries
 
 
@@ -36,7 +36,7 @@ def queue_recent(
     papers the chat has a row for already: asked twice, nothing is written twice. None when the
     filter is not the chat's (removed since, or another chat's button) or no longer parses."""
     with database.session() as session:
-        found = chats.get_filters(session, filter_ids=[filter_id]).get(filter_id)
+        found = filters.get_filters(session, filter_ids=[filter_id]).get(filter_id)
     if found is None or found.chat_id != chat_id:
         return None
     paper_ids = _recent_ids(found, recent, similar, rules)

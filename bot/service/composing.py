@@ -28,7 +28,7 @@ from bot.core.paper import Paper
 from bot.core.query import FilterRules
 from bot.memory import cycles_uncollected
 from bot.service.ranking import Ranker
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, deliveries, filters, papers
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Composer:
         forgotten when the last round going on ends."""
         if chat_ids:
             with self.database.session() as session:
-                self.filters.update(chats.filters_of_chats(session, chat_ids=chat_ids))
+                self.filters.update(filters.filters_of_chats(session, chat_ids=chat_ids))
         self.rounds += 1
         try:
             yield
@@ -77,7 +77,7 @@ class Composer:
             with self.database.session() as session:
                 self.papers.update(papers.get_papers(session, paper_ids=missing))
                 if listed is None:
-                    listed = chats.chat_filters(session, chat_id=chat_id)
+                    listed = filters.chat_filters(session, chat_id=chat_id)
         return listed
 
     def scores(self, chat_id: int, rows: Sequence[Delivery]) -> Scores | None:
@@ -99,7 +99,7 @@ class Composer:
             rows = deliveries.unfinished_deliveries(connection, chat_id=chat.id)
         if not rows:
             with self.database.session() as session:
-                if not chats.chat_filters(session, chat_id=chat.id):
+                if not filters.chat_filters(session, chat_id=chat.id):
                     return Digest()
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
             return Digest(line=empty_digest_line(arrived))

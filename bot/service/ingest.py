@@ -1,6 +1,7 @@
-"""Listing files and feeds in: each content read once, every paper stored once (de-duplicated
-against the batch and the database), a bad file recorded with its reason while the others go
-on. Files are only ever read."""
+"""Listing files in: each content read once, every paper stored once (de-duplicated against the
+batch and the database), a bad file recorded with its reason while the others go on. Files are
+only ever read. A feed's content comes in through `ingest_bytes` too (bot/service/feed_polling.py
+decides when a feed is polled)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 
 from sqlmodel import Session
@@ -20,11 +21,10 @@ from bot.core.identity import Identity, PaperSet, deduplicate
 from bot.core.listings import ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.core.render import plural
-from bot.core.secrets import masked_urls
 from bot.core.states import FileStatus
 from bot.core.text import first_line
 from bot.service import Clock, utc_now
-from bot.store import Database, feeds, files, papers
+from bot.store import Database, files, papers
 
 log = logging.getLogger(__name__)
 
@@ -427,92 +427,6 @@ def inbox_problem(inbox: Path) -> str | None:
     else:
         return None
     return f"the inbox folder {shown} {why} (PAPERBOT_INBOX_DIR, inbox.dir)"
-
-
-class FeedError(Exception):
-    """A feed could not be fetched; the message says why, for the operator."""
-
-
-DAY_SECONDS = 86_400
-
-
-def feed_delay(poll_seconds: float, failures: int) -> float:
-    """Seconds from one poll of a feed to the next: `poll_seconds`, doubled for each failure in a
-    row, at most a day (or `poll_seconds`, if that is longer)."""
-    return max(poll_seconds, min(poll_seconds * 2 ** min(failures, 32), DAY_SECONDS))
-
-
-def poll_feeds(
-    database: Database,
-    urls: Sequence[str],
-    fetch: Callable[[str], bytes | None],
-    *,
-    poll_seconds: float,
-    clock: Clock = utc_now,
-) -> IngestReport:
-    """The feeds job: each feed whose next poll has come (or never polled) is fetched and its new
-    content ingested like a listing file. A feed that answers 304 (not modified) has succeeded;
-    one that cannot be fetched or read is reported, tried again after `feed_delay` and the
-    others go on. Each feed's state is kept in the database (bot/store/feeds.py)."""
-    report = IngestReport()
-    for url in urls:
-        now = clock()
-        with database.session() as session:
-            state = feeds.find_feed(session, url=url)
-        if state is not None and now < state.next_poll_at:
-            continue
-        polled = _poll_feed(database, url, fetch, now)
-        report.files.append(polled)
-        before = state or feeds.FeedState(url, polled_at=now, next_poll_at=now)
-        after = _feed_after(before, polled, now=now, poll_seconds=poll_seconds)
-        with database.session() as session:
-            feeds.save_feed(session, state=after)
-        if after.failures:
-            next_poll = after.next_poll_at.isoformat(timespec="seconds")
-            log.warning(
-                "feed %s: %s (%d in a row; next poll %s)",
-                masked_urls(url), polled.error, after.failures, next_poll,
-            )  # fmt: skip
-    return report
-
-
-def _poll_feed(
-    database: Database, url: str, fetch: Callable[[str], bytes | None], now: datetime
-) -> FileReport:
-    shown = masked_urls(url)  # what is stored, logged and reported: never the password
-    try:
-        data = fetch(url)
-    except FeedError as error:
-        return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
-    if data is None:
-        return FileReport(shown, FileStatus.SKIPPED, error="not modified")
-    return ingest_bytes(
-        database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
-    )
-
-
-def _feed_after(
-    before: feeds.FeedState, polled: FileReport, *, now: datetime, poll_seconds: float
-) -> feeds.FeedState:
-    """The feed's state after a poll: a content that cannot be read fails like a fetch."""
-    if polled.status == FileStatus.FAILED:
-        failures = before.failures + 1
-        return replace(
-            before,
-            polled_at=now,
-            next_poll_at=now + timedelta(seconds=feed_delay(poll_seconds, failures)),
-            last_error=polled.error,
-            last_error_at=now,
-            failures=failures,
-        )
-    return replace(
-        before,
-        polled_at=now,
-        next_poll_at=now + timedelta(seconds=poll_seconds),
-        last_success_at=now,
-        papers=before.papers + polled.new,
-        failures=0,
-    )
 
 
 def papers_from_files(paths: Iterable[Path]) -> tuple[list[Paper], list[str]]:

@@ -21,7 +21,7 @@ from bot.core.paper import Paper
 from bot.core.query import FilterRules, InvalidQuery, Seeds
 from bot.memory import cycles_uncollected
 from bot.service.similar import Similar
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, filters, papers
 from bot.store.deliveries import Chunks, NewDeliveries
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ class Planner:
     def sync(self, session: Session) -> None:
         """The index brought in step with the stored filters of active chats."""
         self._resample(session)
-        wanted = chats.active_filter_owners(session)
+        wanted = filters.active_filter_owners(session)
         for gone in self.owner.keys() - wanted.keys():
             if gone in self.similar_ids:
                 self.similar_ids.discard(gone)
@@ -109,7 +109,7 @@ class Planner:
         added = wanted.keys() - self.owner.keys() - self.refused
         if added or moved:
             self._owner_array = None  # (a removed filter's entry is harmless: never matched)
-        for stored in chats.get_filters(session, filter_ids=sorted(added)).values():
+        for stored in filters.get_filters(session, filter_ids=sorted(added)).values():
             try:
                 compiled = self.rules.compile(stored.source)
             except InvalidQuery as error:  # kept from a laxer paperbot, or limits lowered since
@@ -148,7 +148,7 @@ class Planner:
         keeps its rows, a removed filter named as such ("a filter since removed"). Runs after
         add_deliveries, which holds the batch's chats: a chat forgotten from then on takes the
         batch's rows along. Filter ids are never given twice (migration 0010)."""
-        stored = chats.stored_filters(session, filter_ids=filter_ids)
+        stored = filters.stored_filters(session, filter_ids=filter_ids)
         kept = {self.owner[f] for f in stored}
         lost = {self.owner[f] for f in filter_ids if f not in stored} - kept
         if not lost:

@@ -31,7 +31,7 @@ from bot.service.subscriptions import (
     Previewed,
     Subscribed,
 )
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, deliveries, filters, papers
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +81,13 @@ class Similar:
         if isinstance(seeded, BadFilter | NotStored):
             return seeded
         with self.database.session() as session:
-            existing = chats.chat_filters(session, chat_id=chat_id)
+            existing = filters.chat_filters(session, chat_id=chat_id)
             for number, stored in enumerate(existing, 1):
                 if stored.source == seeded.source:
                     return AlreadyFollowed(number, stored.canonical)
             if len(existing) >= max_per_chat:
                 return AtLimit(len(existing), max_per_chat)
-            added = chats.add_filter(
+            added = filters.add_filter(
                 session,
                 chat_id=chat_id,
                 source=seeded.source,
@@ -138,7 +138,7 @@ class Similar:
             return []
         with self.database.session() as session:
             recent = papers.recent_papers(session, announcement_days=RECENT_DAYS)
-            model = chats.filter_models(session, filter_ids=[stored.id]).get(stored.id)
+            model = filters.filter_models(session, filter_ids=[stored.id]).get(stored.id)
             scorer = SimilarTo.from_bytes(model) if model is not None else None
             if scorer is None or scorer.fingerprint != text.fingerprint:  # refitted since
                 window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
@@ -180,7 +180,7 @@ class Similar:
         if text is None:
             return {}
         missing = sorted(filter_ids - self.scorers.keys())
-        for filter_id, data in chats.filter_models(session, filter_ids=missing).items():
+        for filter_id, data in filters.filter_models(session, filter_ids=missing).items():
             self.scorers[filter_id] = SimilarTo.from_bytes(data)
         self._refresh(session, text)
         vectors = text.vectors([paper for _, paper in batch])
@@ -206,14 +206,14 @@ class Similar:
         if not stale:
             return
         window = [p for _, p in papers.latest_papers(session, limit=self.ranker.window)]
-        for stored in chats.get_filters(session, filter_ids=stale).values():
+        for stored in filters.get_filters(session, filter_ids=stale).values():
             scorer = self._rebuilt(session, stored, text, window)
             if scorer is None:
                 log.error("filter %d: its seed papers are gone; it matches nothing", stored.id)
                 del self.scorers[stored.id]
                 continue
             self.scorers[stored.id] = scorer
-            chats.set_filter_model(session, filter_id=stored.id, model=scorer.to_bytes())
+            filters.set_filter_model(session, filter_id=stored.id, model=scorer.to_bytes())
         log.info("ranking: %d 'more like this' filters rebuilt on the new vocabulary", len(stale))
 
 

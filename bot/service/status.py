@@ -10,7 +10,7 @@ from bot.core.chat import Chat
 from bot.core.render import plural
 from bot.core.secrets import masked_urls
 from bot.service.backlog import Backlog
-from bot.store import Database, chats, deliveries, feeds, files, papers
+from bot.store import Database, chats, deliveries, feeds, files, filters, papers
 from bot.store.feeds import FeedState
 from bot.store.health import database_problem
 
@@ -50,7 +50,7 @@ def store_status(database: Database, *, ledger_by_status: bool = True) -> StoreS
             files=files.count_files_by_status(session),
             last_announcement=papers.last_announcement(session),
             chats=chats.count_chats(session),
-            filters=chats.count_filters(session),
+            filters=filters.count_filters(session),
             pending_deliveries=deliveries.count_waiting(session),
             deliveries=deliveries.count_deliveries(session) if ledger_by_status else None,
         )
@@ -120,7 +120,7 @@ def chat_status(database: Database, chat: Chat) -> ChatStatus:
         last = files.last_file(session)
         return ChatStatus(
             chat=chat,
-            filters=len(chats.chat_filters(session, chat_id=chat.id)),
+            filters=len(filters.chat_filters(session, chat_id=chat.id)),
             waiting=deliveries.count_waiting(session, chat_id=chat.id),
             arrived_since_digest=papers.count_papers_since(session, since=chat.last_digest_at),
             last_listing=LastListing(last.path.rsplit("/", 1)[-1], last.seen_at, last.announced)

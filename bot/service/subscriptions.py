@@ -13,7 +13,7 @@ from bot.core.categories import Taxonomy, UnknownCategory, read_taxonomy, unknow
 from bot.core.chat import Filter
 from bot.core.query import FilterRules, InvalidQuery, Node, canonical
 from bot.service.preview import RecentMatches, RecentPapers, Scores, recent_matches
-from bot.store import Database, chats
+from bot.store import Database, filters
 
 
 @dataclass(frozen=True)
@@ -82,13 +82,13 @@ def subscribe(
         return query
     understood = canonical(query)
     with database.session() as session:
-        existing = chats.chat_filters(session, chat_id=chat_id)
+        existing = filters.chat_filters(session, chat_id=chat_id)
         for number, stored in enumerate(existing, 1):
             if stored.canonical == understood:
                 return AlreadyFollowed(number, understood)
         if len(existing) >= rules.max_per_chat:
             return AtLimit(len(existing), rules.max_per_chat)
-        added = chats.add_filter(
+        added = filters.add_filter(
             session, chat_id=chat_id, source=source, canonical=understood, now=now
         )
     return Subscribed(
@@ -116,7 +116,7 @@ def preview_filter(
 def list_filters(database: Database, *, chat_id: int) -> list[Filter]:
     """The chat's filters in /list order (the numbers commands take)."""
     with database.session() as session:
-        return chats.chat_filters(session, chat_id=chat_id)
+        return filters.chat_filters(session, chat_id=chat_id)
 
 
 @dataclass(frozen=True)
@@ -135,13 +135,13 @@ def unsubscribe(
 ) -> Unsubscribed | NoSuchFilter:
     """Filters by their /list numbers; None: all of them."""
     with database.session() as session:
-        listed = chats.chat_filters(session, chat_id=chat_id)
+        listed = filters.chat_filters(session, chat_id=chat_id)
         chosen = sorted(set(numbers)) if numbers is not None else range(1, len(listed) + 1)
         for number in chosen:
             if not 1 <= number <= len(listed):
                 return NoSuchFilter(number, len(listed))
         removed = [listed[n - 1] for n in chosen]
-        chats.remove_filters(session, chat_id=chat_id, filter_ids=[f.id for f in removed])
+        filters.remove_filters(session, chat_id=chat_id, filter_ids=[f.id for f in removed])
     return Unsubscribed(removed)
 
 
@@ -149,10 +149,10 @@ def remove_filter(database: Database, *, chat_id: int, filter_id: int) -> Filter
     """A remove button: the filter by its id (numbers move as filters go); the filter removed,
     None when it was gone already."""
     with database.session() as session:
-        found = chats.get_filters(session, filter_ids=[filter_id]).get(filter_id)
+        found = filters.get_filters(session, filter_ids=[filter_id]).get(filter_id)
         if found is None or found.chat_id != chat_id:
             return None
-        chats.remove_filters(session, chat_id=chat_id, filter_ids=[filter_id])
+        filters.remove_filters(session, chat_id=chat_id, filter_ids=[filter_id])
         return found
 
 
@@ -183,7 +183,7 @@ def import_filters(
     good ones kept; a filter the chat follows already is not added twice."""
     added, already, problems = 0, 0, list[BadLine | OverLimit]()
     with database.session() as session:
-        known = {f.canonical for f in chats.chat_filters(session, chat_id=chat_id)}
+        known = {f.canonical for f in filters.chat_filters(session, chat_id=chat_id)}
         for number, line in enumerate(lines, 1):
             if not line or line.startswith("#"):
                 continue
@@ -198,7 +198,7 @@ def import_filters(
             if len(known) >= rules.max_per_chat:
                 problems.append(OverLimit(number, rules.max_per_chat))
                 continue
-            chats.add_filter(session, chat_id=chat_id, source=line, canonical=understood, now=now)
+            filters.add_filter(session, chat_id=chat_id, source=line, canonical=understood, now=now)
             known.add(understood)
             added += 1
     return Imported(added, problems, already)

@@ -1,19 +1,17 @@
-"""Chats and their filters."""
+"""Chats: registered on first contact, their settings, and what leaving or moving takes along
+(their filters are in bot/store/filters.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import fields
 from datetime import datetime
 
-import sqlalchemy as sa
 from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
-from bot.core.chat import Chat, Filter
+from bot.core.chat import Chat
 from bot.core.states import ChatMode, DigestStyle
 from bot.store import feedback
-from bot.store.database import id_chunks
 from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FeedbackTable, FilterTable
 
@@ -36,11 +34,6 @@ def _to_chat(row: ChatTable) -> Chat:
     values = {f.name: getattr(row, f.name) for f in fields(Chat)}
     values["mode"], values["digest_style"] = ChatMode(row.mode), DigestStyle(row.digest_style)
     return Chat(**values)
-
-
-def _to_filter(row: FilterTable) -> Filter:
-    assert row.id is not None
-    return Filter(row.id, row.chat_id, row.source, row.canonical, row.created_at)
 
 
 def get_chat(session: Session, *, chat_id: int) -> Chat | None:
@@ -158,96 +151,3 @@ def count_chats(session: Session) -> dict[str, int]:
         if active and paused:
             counts["paused"] += n
     return counts
-
-
-def chat_filters(session: Session, *, chat_id: int) -> list[Filter]:
-    """The chat's filters in the order they were added (the numbers /list shows)."""
-    statement = (
-        select(FilterTable).where(col(FilterTable.chat_id) == chat_id).order_by(col(FilterTable.id))
-    )
-    return [_to_filter(row) for row in session.exec(statement)]
-
-
-def filters_of_chats(session: Session, *, chat_ids: Sequence[int]) -> dict[int, list[Filter]]:
-    """Several chats' filters at once, each chat's in /list order."""
-    found: dict[int, list[Filter]] = {chat_id: [] for chat_id in chat_ids}
-    for start in range(0, len(chat_ids), 400):
-        statement = (
-            select(FilterTable)
-            .where(col(FilterTable.chat_id).in_(chat_ids[start : start + 400]))
-            .order_by(col(FilterTable.id))
-        )
-        for row in session.exec(statement):
-            found[row.chat_id].append(_to_filter(row))
-    return found
-
-
-def add_filter(
-    session: Session,
-    *,
-    chat_id: int,
-    source: str,
-    canonical: str,
-    now: datetime,
-    model: bytes | None = None,
-) -> Filter:
-    """A filter for the chat; `model`: a "more like this" filter's scorer."""
-    row = FilterTable(
-        chat_id=chat_id, source=source, canonical=canonical, created_at=now, model=model
-    )
-    session.add(row)
-    session.flush()
-    return _to_filter(row)
-
-
-def remove_filters(session: Session, *, chat_id: int, filter_ids: list[int]) -> int:
-    statement = delete(FilterTable).where(
-        col(FilterTable.chat_id) == chat_id, col(FilterTable.id).in_(filter_ids)
-    )
-    return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
-
-
-def get_filters(session: Session, *, filter_ids: list[int]) -> dict[int, Filter]:
-    """By id, a thousand at a time (the first planning reads every filter: a hundred thousand
-    bound parameters are more than PostgreSQL takes in one statement)."""
-    found: dict[int, Filter] = {}
-    for chunk in id_chunks(filter_ids):
-        rows = session.exec(select(FilterTable).where(col(FilterTable.id).in_(chunk)))
-        found.update((f.id, f) for f in map(_to_filter, rows))
-    return found
-
-
-def stored_filters(session: Session, *, filter_ids: Sequence[int]) -> set[int]:
-    """Which of the filters are stored, a thousand at a time."""
-    found: set[int] = set()
-    for chunk in id_chunks(filter_ids):
-        statement = sa.select(col(FilterTable.id)).where(col(FilterTable.id).in_(chunk))
-        found.update(session.execute(statement).scalars())
-    return found
-
-
-def filter_models(session: Session, *, filter_ids: Sequence[int]) -> dict[int, bytes]:
-    """The stored scorers of "more like this" filters."""
-    statement = select(FilterTable.id, FilterTable.model).where(
-        col(FilterTable.id).in_(filter_ids), col(FilterTable.model).is_not(None)
-    )
-    return {i: m for i, m in session.exec(statement) if i is not None and m is not None}
-
-
-def set_filter_model(session: Session, *, filter_id: int, model: bytes) -> None:
-    session.execute(update(FilterTable).where(col(FilterTable.id) == filter_id).values(model=model))
-
-
-def active_filter_owners(session: Session) -> dict[int, int]:
-    """The filters of active chats (paused chats too: their matches are held, not lost): filter
-    id -> chat id."""
-    statement = (
-        sa.select(col(FilterTable.id), col(FilterTable.chat_id))
-        .join(ChatTable, col(ChatTable.id) == col(FilterTable.chat_id))
-        .where(col(ChatTable.active))
-    )
-    return {filter_id: chat_id for filter_id, chat_id in session.execute(statement)}
-
-
-def count_filters(session: Session) -> int:
-    return session.exec(select(func.count()).select_from(FilterTable)).one()

@@ -8,7 +8,7 @@ from bot.core.query import FilterRules
 from bot.service import ingest, processes
 from bot.service.backlog import lateness_problem, oldest_late_seconds, read_backlog
 from bot.service.planning import Planner
-from bot.store import Database, chats, deliveries
+from bot.store import Database, chats, deliveries, filters
 from tests.conftest import SEEDS, Clock
 
 INSTANT, DIGEST, PAUSED = 1, 2, 3  # chat ids; the clock starts at 12:00 UTC, digests are at 08:00
@@ -18,7 +18,7 @@ def subscribe(database: Database, clock: Clock, chat_id: int, mode: str, **more:
     with database.session() as session:
         chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
         chats.update_chat(session, chat_id=chat_id, mode=mode, **more)
-        chats.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
+        filters.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
 
 
 def plan(database: Database, clock: Clock) -> int:

@@ -12,7 +12,7 @@ from bot.sender import Limits, Sender
 from bot.service import ingest, processes
 from bot.service.delivery import LEASE, Postman
 from bot.service.planning import Planner
-from bot.store import Database, chats, deliveries, leases
+from bot.store import Database, chats, deliveries, filters, leases
 from tests.conftest import SEEDS, Clock
 from tests.transports import HoldingTransport, RecordingTransport
 
@@ -34,7 +34,7 @@ def papers_arrive(database: Database, clock: Clock) -> int:
         for chat_id in CHATS:
             chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
             chats.update_chat(session, chat_id=chat_id, mode="instant")
-            chats.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
+            filters.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
     ingest.ingest_paths(database, [SEEDS], clock=clock)
     return Planner(FilterRules()).plan(database, now=clock()).deliveries
 

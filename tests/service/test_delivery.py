@@ -24,7 +24,7 @@ from bot.sender import (
 from bot.service import ingest
 from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
 from bot.service.planning import Planner
-from bot.store import Database, chats, deliveries
+from bot.store import Database, chats, deliveries, filters
 from tests.conftest import SEEDS, Clock
 from tests.transports import Carried, RecordingTransport
 
@@ -76,7 +76,9 @@ def follow(post: Post, clock: Clock, chat_id: int, *sources: str, **settings: ob
         if settings:
             chats.update_chat(session, chat_id=chat_id, **settings)
         for source in sources:
-            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=clock())
+            filters.add_filter(
+                session, chat_id=chat_id, source=source, canonical=source, now=clock()
+            )
 
 
 def seeds_arrive(post: Post, clock: Clock) -> None:

@@ -26,9 +26,9 @@ from alembic import command
 from hypothesis import HealthCheck, given, settings
 
 from bot.core.listings.base import ARXIV_ID_MAX, DOI_MAX
-from bot.feeds import FeedFetcher
+from bot.feed_fetch import FeedFetcher
 from bot.service import ingest
-from bot.service.ingest import FeedError
+from bot.service.feed_polling import FeedError
 from bot.store import Database, files, papers
 from bot.store.database import _alembic_config
 from bot.store.tables import PaperTable

@@ -13,7 +13,7 @@ from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
 from bot.service import ingest
 from bot.service.planning import Batch, Planner
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, filters, papers
 from bot.store.deliveries import Chunks
 from tests.conftest import SEEDS, Clock
 
@@ -22,7 +22,7 @@ def follow(database: Database, chat_id: int, *sources: str, now: datetime) -> No
     with database.session() as session:
         chats.register_chat(session, chat_id=chat_id, kind="private", now=now)
         for source in sources:
-            chats.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
+            filters.add_filter(session, chat_id=chat_id, source=source, canonical=source, now=now)
 
 
 def test_new_papers_are_planned_once_per_chat_naming_every_filter(
@@ -67,8 +67,8 @@ def test_removed_filters_and_inactive_chats_leave_the_index(
     assert len(planner) == 3
     with database.session() as session:
         chats.deactivate_chat(session, chat_id=2, reason="blocked")
-        first = chats.chat_filters(session, chat_id=1)[0]
-        chats.remove_filters(session, chat_id=1, filter_ids=[first.id])
+        first = filters.chat_filters(session, chat_id=1)[0]
+        filters.remove_filters(session, chat_id=1, filter_ids=[first.id])
         planner.sync(session)
     assert len(planner) == 1 and list(planner.owner.values()) == [1]
 
@@ -218,9 +218,9 @@ def test_a_filter_removed_and_another_added_between_two_plannings_is_matched_by_
     planner = Planner(FilterRules())
     planner.plan(any_database, now=clock())
     with any_database.session() as session:
-        (old,) = chats.chat_filters(session, chat_id=1)
-        chats.remove_filters(session, chat_id=1, filter_ids=[old.id])
-        new = chats.add_filter(session, chat_id=1, source="zzqx", canonical="zzqx", now=clock())
+        (old,) = filters.chat_filters(session, chat_id=1)
+        filters.remove_filters(session, chat_id=1, filter_ids=[old.id])
+        new = filters.add_filter(session, chat_id=1, source="zzqx", canonical="zzqx", now=clock())
     assert new.id != old.id
     ingest.ingest_paths(any_database, [SEEDS], clock=clock)
     assert planner.plan(any_database, now=clock()).deliveries == 0
@@ -236,13 +236,13 @@ class FilterRemovedMidway(Planner):
 
     def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
         with self.database.session() as other:
-            ids = [f.id for f in chats.chat_filters(other, chat_id=self.chat_id)]
+            ids = [f.id for f in filters.chat_filters(other, chat_id=self.chat_id)]
             gone = [
                 f.id
-                for f in chats.chat_filters(other, chat_id=self.chat_id)
+                for f in filters.chat_filters(other, chat_id=self.chat_id)
                 if f.source == self.removed
             ]
-            chats.remove_filters(other, chat_id=self.chat_id, filter_ids=gone)
+            filters.remove_filters(other, chat_id=self.chat_id, filter_ids=gone)
         assert gone and len(ids) > len(gone)
         return super()._rows(session, batch)
 

@@ -18,7 +18,7 @@ from bot.service.delivery import Postman
 from bot.service.planning import Planner
 from bot.service.preview import RecentPapers
 from bot.service.ranking import Ranker
-from bot.store import Database, chats, papers
+from bot.store import Database, chats, filters, papers
 from bot.store import feedback as stored_feedback
 from tests.conftest import Clock
 from tests.corpus import TOPICS, mixed_day, topic_of, topic_papers
@@ -56,7 +56,7 @@ def day_two(database: Database, clock: Clock) -> list[Paper]:
     with database.session() as session:
         for chat_id in (FAN, CONTROL):
             chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
-            chats.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
+            filters.add_filter(session, chat_id=chat_id, source="we", canonical="we", now=clock())
     arrive(database, clock, mixed_day(DAY_ONE, 10, first_id=1))
     liked = [p.arxiv_id for p in topic_papers("kv", 4, first_id=1, day=DAY_ONE)]
     disliked = [p.arxiv_id for p in topic_papers("vision", 2, first_id=21, day=DAY_ONE)]

@@ -12,7 +12,7 @@ from bot.service.planning import Planner
 from bot.service.ranking import Ranker
 from bot.service.similar import NotStored, Similar
 from bot.service.subscriptions import AlreadyFollowed, AtLimit, BadFilter, Subscribed
-from bot.store import Database, chats, deliveries, papers
+from bot.store import Database, chats, deliveries, filters, papers
 from tests.conftest import Clock
 from tests.corpus import mixed_day, topic_papers
 
@@ -53,7 +53,7 @@ def test_a_similar_filter_matches_its_topic_in_the_next_listing(
     assert saved.canonical.startswith('like "') and saved.recent.count >= 1
     assert isinstance(follow(similar, clock, f"{seed.arxiv_id}"), AlreadyFollowed)
     with database.session() as session:
-        [stored] = chats.chat_filters(session, chat_id=CHAT)
+        [stored] = filters.chat_filters(session, chat_id=CHAT)
     assert stored.source == f"like:{seed.arxiv_id}"
 
     with database.session() as session:  # day two: 5 papers a topic; graph ones are 105..109
@@ -90,7 +90,7 @@ def test_seeds_may_be_given_as_arxiv_links(database: Database, clock: Clock) -> 
     saved = follow(similar, clock, "like:https://arxiv.org/pdf/2607.00011v3, arXiv:2607.00012")
     assert isinstance(saved, Subscribed)
     with database.session() as session:
-        [stored] = chats.chat_filters(session, chat_id=CHAT)
+        [stored] = filters.chat_filters(session, chat_id=CHAT)
     assert stored.source == "like:2607.00011,2607.00012"
 
 
@@ -101,9 +101,9 @@ def test_a_refitted_vocabulary_rebuilds_the_scorer_from_its_seeds(
     seed = topic_papers("proteins", 1, first_id=31, day=DAY_ONE)[0]
     follow(similar, clock, f"like:{seed.arxiv_id}")
     with database.session() as session:
-        [stored] = chats.chat_filters(session, chat_id=CHAT)
+        [stored] = filters.chat_filters(session, chat_id=CHAT)
         before = SimilarTo.from_bytes(
-            chats.filter_models(session, filter_ids=[stored.id])[stored.id]
+            filters.filter_models(session, filter_ids=[stored.id])[stored.id]
         )
         # fifty more papers: the window (100) moved by half, the vocabulary is refitted
         papers.insert_papers(
@@ -112,7 +112,7 @@ def test_a_refitted_vocabulary_rebuilds_the_scorer_from_its_seeds(
     planner.plan(database, now=clock())
     with database.session() as session:
         after = SimilarTo.from_bytes(
-            chats.filter_models(session, filter_ids=[stored.id])[stored.id]
+            filters.filter_models(session, filter_ids=[stored.id])[stored.id]
         )
     assert after.fingerprint != before.fingerprint
     assert after.fingerprint == similar.ranker.text_model().fingerprint  # type: ignore[union-attr]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.core.paper import Paper
-from bot.store import Database, chats, deliveries, leases, papers
+from bot.store import Database, chats, deliveries, filters, leases, papers
 from bot.store.deliveries import NewDeliveries
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
@@ -63,7 +63,7 @@ def test_a_migrated_group_takes_its_filters_and_ledger_along(any_database: Datab
     with any_database.session() as session:
         chats.register_chat(session, chat_id=-5, kind="group", now=NOW)
         chats.update_chat(session, chat_id=-5, mode="instant")
-        chats.add_filter(session, chat_id=-5, source="mamba", canonical="mamba", now=NOW)
+        filters.add_filter(session, chat_id=-5, source="mamba", canonical="mamba", now=NOW)
         [paper_id] = stored_papers(session, 1)
         deliveries.add_deliveries(
             session, rows=[NewDeliveries.of([(-5, paper_id, 0, [1])])], now=NOW
@@ -72,7 +72,7 @@ def test_a_migrated_group_takes_its_filters_and_ledger_along(any_database: Datab
         assert not chats.move_chat(session, old_id=-5, new_id=-1005)
         moved = chats.get_chat(session, chat_id=-1005)
         assert moved is not None and moved.mode == "instant" and moved.kind == "supergroup"
-        assert [f.source for f in chats.chat_filters(session, chat_id=-1005)] == ["mamba"]
+        assert [f.source for f in filters.chat_filters(session, chat_id=-1005)] == ["mamba"]
         assert len(deliveries.all_deliveries(session, chat_id=-1005)) == 1
         assert chats.get_chat(session, chat_id=-5) is None
 
@@ -81,16 +81,16 @@ def test_forgetting_a_chat_deletes_everything_about_it(any_database: Database) -
     with any_database.session() as session:
         for chat_id in (1, 2):
             chats.register_chat(session, chat_id=chat_id, kind="private", now=NOW)
-            chats.add_filter(session, chat_id=chat_id, source="x", canonical="x", now=NOW)
+            filters.add_filter(session, chat_id=chat_id, source="x", canonical="x", now=NOW)
         [paper_id] = stored_papers(session, 1)
         rows = [(1, paper_id, 0, [1]), (2, paper_id, 0, [2])]
         deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
         assert chats.forget_chat(session, chat_id=1)
         assert chats.get_chat(session, chat_id=1) is None
-        assert chats.chat_filters(session, chat_id=1) == []
+        assert filters.chat_filters(session, chat_id=1) == []
         assert deliveries.all_deliveries(session, chat_id=1) == []
         assert (
-            chats.count_filters(session) == 1
+            filters.count_filters(session) == 1
             and len(deliveries.all_deliveries(session, chat_id=2)) == 1
         )
 
@@ -101,9 +101,9 @@ def test_filters_are_read_by_id_however_many(any_database: Database) -> None:
     with any_database.session() as session:
         chats.register_chat(session, chat_id=1, kind="private", now=NOW)
         for n in range(5):
-            chats.add_filter(session, chat_id=1, source=f"w{n}", canonical=f"w{n}", now=NOW)
-        owners = chats.active_filter_owners(session)
+            filters.add_filter(session, chat_id=1, source=f"w{n}", canonical=f"w{n}", now=NOW)
+        owners = filters.active_filter_owners(session)
         wanted = sorted({*owners, *range(10_000, 80_000)})  # ids of filters since removed too
-        found = chats.get_filters(session, filter_ids=wanted)
+        found = filters.get_filters(session, filter_ids=wanted)
     assert found.keys() == owners.keys() and len(owners) == 5
     assert {f.source for f in found.values()} == {f"w{n}" for n in range(5)}

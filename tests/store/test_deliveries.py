@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from bot.core.chat import BEHIND_MORE
 from bot.core.paper import Paper
-from bot.store import Database, chats, deliveries, leases, papers
+from bot.store import Database, chats, deliveries, leases, ledger_bulk, papers
 from bot.store.deliveries import NewDeliveries
 from tests.conftest import _open
 
@@ -234,7 +234,7 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
     waiting rows by chat."""
     if not any_database.shared:
         pytest.skip("PostgreSQL's planner statistics")
-    chat_count, per_chat = 50, deliveries.ANALYZE_AFTER // 50
+    chat_count, per_chat = 50, ledger_bulk.ANALYZE_AFTER // 50
     with any_database.session() as session:
         for chat_id in range(1, chat_count + 1):
             chats.register_chat(session, chat_id=chat_id, kind="private", now=NOW)
@@ -243,7 +243,7 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
     rows = [(c, p, 0, [1]) for c in range(1, chat_count + 1) for p in paper_ids]
     with any_database.session() as session:
         added = deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
-    assert added == deliveries.ANALYZE_AFTER
+    assert added == ledger_bulk.ANALYZE_AFTER
     with any_database.engine.connect() as connection:
         counted = connection.exec_driver_sql(
             "SELECT reltuples FROM pg_class WHERE relname = 'delivery'"
@@ -255,7 +255,7 @@ def test_a_big_batch_takes_the_ledgers_statistics_again_on_postgresql(
                 " AND status IN ('pending', 'sending') ORDER BY id"
             )
         )
-    assert counted is not None and counted > deliveries.ANALYZE_AFTER / 2  # -1: never analysed
+    assert counted is not None and counted > ledger_bulk.ANALYZE_AFTER / 2  # -1: never analysed
     assert "ix_delivery_waiting" in plan, plan
 
 

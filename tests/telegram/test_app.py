@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from bot import jobs
 from bot.commands import COMMANDS
-from bot.store import chats
+from bot.store import chats, filters
 from bot.telegram.app import job_callback
 from tests.conftest import SEEDS
 from tests.telegram.conftest import OPERATOR, World
@@ -32,7 +32,7 @@ def chat_row(world: World, chat_id: int) -> chats.Chat | None:
 
 def filters_of(world: World, chat_id: int) -> list[str]:
     with world.runtime.database.session() as session:
-        return [f.canonical for f in chats.chat_filters(session, chat_id=chat_id)]
+        return [f.canonical for f in filters.chat_filters(session, chat_id=chat_id)]
 
 
 async def test_a_new_users_first_minute(world: World) -> None:

@@ -5,7 +5,7 @@ carries. Every answer is accepted, and nothing reaches the error handler."""
 
 from __future__ import annotations
 
-from bot.store import chats
+from bot.store import filters
 from tests.telegram.conftest import World
 
 ADA = 101
@@ -14,7 +14,7 @@ SORRY = "Sorry, something went wrong"
 
 def filters_of(world: World, chat_id: int) -> list[str]:
     with world.runtime.database.session() as session:
-        return [f.source for f in chats.chat_filters(session, chat_id=chat_id)]
+        return [f.source for f in filters.chat_filters(session, chat_id=chat_id)]
 
 
 async def test_the_longest_message_a_user_can_send_gets_one_accepted_answer(world: World) -> None:

@@ -1,5 +1,5 @@
-"""Polling RSS/Atom feeds: the network edge. What a feed brings is ingested like a listing file
-(once per content, papers de-duplicated against everything stored)."""
+"""Fetching RSS/Atom feeds over HTTP: the network edge of the feeds job (bot/service/feed_polling.py
+decides when each feed is polled; what it brings is ingested like a listing file)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import httpx
 
 from bot import __version__
-from bot.service.ingest import MAX_BYTES, FeedError, too_large
+from bot.service.feed_polling import FeedError
+from bot.service.ingest import MAX_BYTES, too_large
 
 log = logging.getLogger(__name__)
 
