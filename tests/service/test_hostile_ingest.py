@@ -2,7 +2,7 @@
 PAPERBOT_TEST_DATABASE_URL is set): a file is stored or recorded as failed with its reason, never
 an exception that would stop the scan and meet the same file again at the next one. And nothing
 outside the inbox is read because of a name: not through a link dropped in the inbox, not through
-what a listing or a feed names (tests/core/test_hostile_listings.py reads such names at the
+what a listing or a feed names (tests/core/test_listings.py reads such names at the
 parser; here the whole way into the store)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from bot.store import Database, files, papers
 from bot.store.database import _alembic_config
 from bot.store.tables import PaperTable
 from tests.conftest import SEEDS, Clock
-from tests.core.test_hostile_listings import mangled
+from tests.core.test_listings import mangled
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 EMAIL = "\\\\\narXiv:{id}\nTitle: {title}\nAuthors: A. Lee\n\\\\\nAn abstract.\n\\\\ ( x )\n"
