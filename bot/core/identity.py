@@ -20,7 +20,7 @@ MIN_ABSTRACT_KEY = 80
 
 
 def _digest(key: str) -> str:
-    return hashlib.sha1(key.encode()).hexdigest()
+    return hashlib.sha1(key.encode(), usedforsecurity=False).hexdigest()  # a key, no secret
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,7 +148,8 @@ class Ranker:
         liked = [found[p] for p, value in rated.items() if value > 0 and p in found]
         disliked = [found[p] for p, value in rated.items() if value < 0 and p in found]
         others = [paper for paper_id, paper in window if paper_id not in rated]
-        background = random.Random(chat_id).sample(others, min(BACKGROUND, len(others)))
+        # seeded by the chat: the same sample each time, and no secret rests on it
+        background = random.Random(chat_id).sample(others, min(BACKGROUND, len(others)))  # noqa: S311
         model = ChatModel.train(text, liked, disliked, background)
         with self.database.session() as session:
             data = model.to_bytes() if model else None

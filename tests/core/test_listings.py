@@ -1,13 +1,14 @@
-"""Hostile listing files: every parser (each format, and the detection that picks one) meets
-bytes, wrong encodings, deep nesting and huge lines.
+"""Listings: each case parses to exactly its sibling .expected.json; then hostile files: every
+parser (each format, and the detection that picks one) meets bytes, wrong encodings, deep nesting
+and huge lines.
 
 The answer is always a ParsedListing whose text can be stored and sent, or a ListingError with a
 message for a person; never another exception, and never work that grows faster than the file
-(tests/growth.py says how that is measured without a timed threshold). tests/test_listings.py
-holds the cases that parse to literal expectations and the first fuzzing of bytes and shapes."""
+(tests/growth.py says how that is measured without a timed threshold)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +17,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.core.listings import ListingError, ParsedListing, parse_listing
+from bot.core.listings import FORMATS, ListingError, ParsedListing, parse_listing
 from bot.core.paper import Paper
 from tests.growth import assert_linear
-from tests.listing_cases import case_files
+from tests.listing_cases import case_files, expected_path, render_case
+
+
+@pytest.mark.parametrize("case", case_files(), ids=lambda p: p.name)
+def test_listing_case(case: Path) -> None:
+    expected = json.loads(expected_path(case).read_text())
+    assert render_case(case) == expected
+
+
+def test_every_format_has_a_case() -> None:
+    formats = {json.loads(expected_path(c).read_text()).get("format") for c in case_files()}
+    assert set(FORMATS) <= formats
+
+
+# -- hostile files ---------------------------------------------------------------------------------
 
 CASES = {case.name: case.read_bytes() for case in case_files()}
 # No control character (NUL is refused by PostgreSQL), no lone surrogate (UTF-8 can't carry it).
@@ -50,6 +65,58 @@ def read(data: bytes) -> ParsedListing | str:
 
 
 # -- bytes, encodings and shapes: every format, by hypothesis ------------------------------------
+
+
+@given(st.binary(max_size=2000))
+def test_no_bytes_crash_a_parser(data: bytes) -> None:
+    read(data)
+
+
+_PIECES = st.sampled_from(
+    [
+        "#01Oct 22, 2026\n",
+        "#02Feb 30, 2026\n",
+        "cs.LG\n",
+        "Papers\n",
+        "\n",
+        "\\\\\n",
+        "arXiv:2601.14131\n",
+        "arXiv:bogus\n",
+        "Title: A $\\frac{1}{2}$ title {\n",
+        "Authors: A, B and 3 more\n",
+        "Categories: cs.AI\n",
+        "-" * 78 + "\n",
+        "%%--%%--%%\n",
+        "\\\\ ( https://arxiv.org/abs/2601.14131 )\n",
+        '  abstract text with \\"o and $x$ and % and &\n',
+        "<rss version='2.0'><channel>",
+        "<item>",
+        "<title>T</title>",
+        "</item>",
+        "<feed xmlns='http://www.w3.org/2005/Atom'>",
+        "<entry>",
+        "<id>oai:arXiv.org:2601.00001v2</id>",
+        "</entry>",
+        "\\emph{",
+        "}",
+        "$",
+        "&amp;",
+        "<p>",
+    ]
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, max_size=40), st.text(max_size=200))
+def test_listing_shaped_text_never_crashes(pieces: list[str], noise: str) -> None:
+    read(("".join(pieces) + noise).encode("utf-8", "surrogatepass"))
+
+
+@given(st.text(max_size=400))
+def test_any_text_after_a_known_header_never_crashes(body: str) -> None:
+    for header in ("#01Oct 22, 2026\n", "Papers\n\n", "\\\\\narXiv:2601.14131\n"):
+        read((header + body).encode("utf-8", "replace"))
+
 
 ENCODINGS = ["latin-1", "cp1252", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig"]
 NESTED = [b"<a>", b"<b>", b"{", b"\\emph{", b"$", b"(", b"&lt;i&gt;", b"<![CDATA[", b"<!--"]
