@@ -221,10 +221,10 @@ async def subscribe(runtime: Runtime, chat: Chat, args: str) -> Reply:
         runtime.database,
         chat_id=chat.id,
         source=args,
-        rules=runtime.rules,
+        rules=runtime.app.rules,
         now=runtime.clock(),
-        recent=runtime.recent,
-        scores=runtime.ranker.scores(chat.id),
+        recent=runtime.app.recent,
+        scores=runtime.app.ranker.scores(chat.id),
     )
     return _subscribed(result)
 
@@ -239,10 +239,10 @@ async def _follow_similar(
     runtime: Runtime, chat_id: int, source: str
 ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored:
     return await asyncio.to_thread(
-        runtime.similar.follow,
+        runtime.app.similar.follow,
         chat_id=chat_id,
         source=source,
-        max_per_chat=runtime.rules.max_per_chat,
+        max_per_chat=runtime.app.rules.max_per_chat,
         now=runtime.clock(),
     )
 
@@ -283,11 +283,11 @@ async def _send_recent(runtime: Runtime, caller: Caller, filter_id: int) -> Repl
     queued = await asyncio.to_thread(
         backfill.queue_recent,
         runtime.database,
-        runtime.recent,
-        runtime.similar,
+        runtime.app.recent,
+        runtime.app.similar,
         chat_id=chat.id,
         filter_id=filter_id,
-        rules=runtime.rules,
+        rules=runtime.app.rules,
         now=runtime.clock(),
     )
     if queued is None:
@@ -310,14 +310,14 @@ async def preview(runtime: Runtime, chat: Chat, args: str) -> Reply:
     if not args:
         return usage("preview")
     if kind_of(args) is FilterKind.LIKE:
-        result = await asyncio.to_thread(runtime.similar.preview, source=args)
+        result = await asyncio.to_thread(runtime.app.similar.preview, source=args)
     else:
         result = await asyncio.to_thread(
             subscriptions.preview_filter,
-            runtime.recent,
+            runtime.app.recent,
             source=args,
-            rules=runtime.rules,
-            scores=runtime.ranker.scores(chat.id),
+            rules=runtime.app.rules,
+            scores=runtime.app.ranker.scores(chat.id),
         )
     if isinstance(result, BadFilter):
         return _bad_filter(result)
@@ -490,7 +490,7 @@ async def _rate(runtime: Runtime, chat: Chat, args: str, value: int, name: str) 
     if result.unknown:
         lines.append(_not_stored(result.unknown, "it can be rated"))
     if result.rated:
-        runtime.ranker.changed(chat.id)
+        runtime.app.ranker.changed(chat.id)
         likes, _ = feedback.counts(runtime.database, chat_id=chat.id)
         lines.append(_ranking_line(likes))
     return Reply("\n".join(lines))
@@ -634,14 +634,14 @@ async def import_(runtime: Runtime, chat: Chat, args: str) -> Reply:
         runtime.database, chat_id=chat.id, lines=lines, now=runtime.clock()
     )
     if ratings.rated:
-        runtime.ranker.changed(chat.id)
+        runtime.app.ranker.changed(chat.id)
     lines = ratings.other_lines
     like_lines = [(n, line) for n, line in enumerate(lines, 1) if kind_of(line) is FilterKind.LIKE]
     result = subscriptions.import_filters(
         runtime.database,
         chat_id=chat.id,
         lines=["" if kind_of(line) is FilterKind.LIKE else line for line in lines],
-        rules=runtime.rules,
+        rules=runtime.app.rules,
         now=runtime.clock(),
     )
     for number, line in like_lines:  # "more like this" filters, after the others
@@ -691,7 +691,7 @@ async def stats(runtime: Runtime, chat: Chat, args: str) -> Reply:
 
     return Reply(
         f"Chats: {counts(found.chats)}\n"
-        f"Filters: {found.filters} ({len(runtime.planner)} indexed)\n"
+        f"Filters: {found.filters} ({len(runtime.app.planner)} indexed)\n"
         f"Papers: {found.papers}\nListing files: {counts(found.files)}\n"
         f"Deliveries: {counts(found.deliveries or {})}"
         + ("\nFeeds:" if feeds else "")
@@ -822,17 +822,17 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
             )
             if rated is None:
                 return Reply(OUT_OF_DATE, notice=True)
-            runtime.ranker.changed(caller.chat_id)
+            runtime.app.ranker.changed(caller.chat_id)
             title = shorten(rated.paper.title, 60)
             if not rated.value:
                 return Reply(f"Rating taken back: {title}", notice=True, alert=False)
             return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
         case FollowSimilar(row_id):
             followed = await asyncio.to_thread(
-                runtime.similar.follow_row,
+                runtime.app.similar.follow_row,
                 chat_id=caller.chat_id,
                 row_id=row_id,
-                max_per_chat=runtime.rules.max_per_chat,
+                max_per_chat=runtime.app.rules.max_per_chat,
                 now=runtime.clock(),
             )
             if followed is None:

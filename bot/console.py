@@ -283,7 +283,7 @@ class Console:
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
         await (self.send_pending() if self.stopped else self.work(stoppable=True))
-        await self.runtime.ranker.settle()  # ratings of the last moments trained and stored
+        await self.runtime.app.ranker.settle()  # ratings of the last moments trained and stored
         return 0
 
     async def tick(self) -> None:

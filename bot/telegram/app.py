@@ -276,7 +276,7 @@ async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     """At stop: ratings of the last moments trained and stored, this process's claims given up,
     the metrics endpoint closed."""
     runtime: Runtime = application.bot_data["runtime"]
-    await runtime.ranker.settle()
+    await runtime.app.ranker.settle()
     runtime.leave()
     server = application.bot_data.pop("metrics", None)
     if server is not None:

@@ -86,7 +86,7 @@ async def _work(
     try:
         await run_jobs(runtime, stop)
     finally:
-        await runtime.ranker.settle()
+        await runtime.app.ranker.settle()
         runtime.leave()
 
 
