@@ -1,6 +1,6 @@
 """The layers hold: the core is pure (it imports nothing that does I/O or knows about the edges);
-only the use cases (bot/service) talk to the store; the sender knows no database; one parser
-reads filters."""
+only the use cases (bot/service) talk to the store; command handlers call only the application
+(bot/service/app.py); the sender knows no database; one parser reads filters."""
 
 from __future__ import annotations
 
