@@ -124,6 +124,10 @@ class Runtime:
         """What the delivery and digest jobs send through."""
         return self.app.postman
 
+    def resume(self) -> int:
+        """At start: rows a crash left being sent go back to pending; how many."""
+        return self.postman.resume()
+
     def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
         """Counts of everything stored, how far behind the sending is, and the feeds' state
         (/metrics, at each scrape), but the ledger's settled rows by status."""

@@ -193,6 +193,14 @@ class Paperbot:
     def forget(self, chat_id: int) -> bool:
         return chats.forget(self.database, chat_id=chat_id)
 
+    def mark_unreachable(self, chat_id: int, reason: str) -> int:
+        """The chat blocked the bot or removed it: inactive until /start."""
+        return chats.mark_unreachable(self.database, chat_id=chat_id, reason=reason)
+
+    def move_chat(self, old_id: int, new_id: int) -> bool:
+        """A group became a supergroup: its filters and settings follow it to the new id."""
+        return chats.move(self.database, old_id=old_id, new_id=new_id)
+
     def stats(self) -> Stats:
         """/stats, for operators: counts of everything, the feeds, the index's size."""
         found = status.store_status(self.database)
@@ -302,6 +310,10 @@ class Paperbot:
         if rated.rated:
             self.ranker.changed(chat.id)
         return RatedPapers(rated, feedback.counts(self.database, chat_id=chat.id)[0])
+
+    async def settle_ratings(self) -> None:
+        """At stop: ratings of the last moments trained and stored."""
+        await self.ranker.settle()
 
     # -- sending -----------------------------------------------------------------------------
 
