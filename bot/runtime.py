@@ -107,6 +107,8 @@ class Runtime:
         fetcher = FeedFetcher(max_bytes=settings.inbox.max_bytes)
         return cls(app, metrics, fetcher, MemoryPolicy(settings.memory))
 
+    # the application's settings, database, clock and postman: the jobs read them too
+
     @property
     def settings(self) -> Settings:
         return self.app.settings
