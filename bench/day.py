@@ -16,9 +16,9 @@ name them, so popular topics are far more common than rare ones and the populati
 (thousands of matches per paper at 100,000 filters). --filters-file and --listing put real
 filters and real listings in their place.
 
-The work is the bot's own: the Runtime's filter index built as at the bot's first inbox scan
+The work is the bot's own: the application's filter index built as at the bot's first inbox scan
 after a start (`index_seconds`: a running bot has it when a listing arrives), listings through
-bot.service.ingest, matching through the Runtime's Planner (bot/service/planning.py) into the
+bot.service.ingest, matching through the application's Planner (bot/service/planning.py) into the
 ledger, digests composed as bot.service.delivery's
 postman composes them (each chat's rows read as Matches, compose_digest), commands answered
 by bot.commands.handle_text on a Runtime built with Runtime.build and a recording transport,

@@ -261,7 +261,7 @@ class Console:
             return await self.converse()
 
     async def converse(self) -> int:
-        resumed = self.runtime.postman.resume()
+        resumed = self.runtime.resume()
         if resumed:
             were = "was" if resumed == 1 else "were"
             write(f"({plural(resumed, 'message')} {were} in flight at the last stop: resending)\n")
@@ -283,7 +283,7 @@ class Console:
                 with contextlib.suppress(asyncio.CancelledError):
                     await ticker
         await (self.send_pending() if self.stopped else self.work(stoppable=True))
-        await self.runtime.ranker.settle()  # ratings of the last moments trained and stored
+        await self.runtime.app.settle_ratings()  # ratings of the last moments trained and stored
         return 0
 
     async def tick(self) -> None:

@@ -1,6 +1,8 @@
-"""The running bot put together: its parts in one object shared by the Telegram adapter, the
-console and the jobs (settings, database, clock, the filter parser, the planner, the postman),
-and the process's own policies, decided here and nowhere deeper (the memory of a large index).
+"""The running process: the application (bot/service/app.py, what chats ask for) built with its
+sender, and around it what only a process has: the jobs, the lock that keeps planning to one
+thread, background rounds, the heartbeat, and the process's own policies, decided here and
+nowhere deeper (the memory of a large index). Shared by the Telegram adapter, the console and
+the jobs.
 """
 
 from __future__ import annotations
@@ -17,21 +19,17 @@ from typing import Any
 
 from bot import memory
 from bot.config import MemorySettings, Settings
-from bot.core.query import FilterRules
 from bot.core.states import FileStatus
-from bot.embedding import load_embedding
 from bot.feed_fetch import FeedFetcher
 from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
 from bot.service import Clock, feed_polling, ingest, processes, retention, utc_now
+from bot.service.app import ComposerFactory, Paperbot
 from bot.service.backlog import lateness_problem, oldest_late_seconds, read_backlog
+from bot.service.composing import Composer
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport, Progress
-from bot.service.planning import Planner, PlanReport
-from bot.service.preview import RecentPapers
-from bot.service.processes import process_id
-from bot.service.ranking import Ranker
-from bot.service.similar import Similar
+from bot.service.planning import PlanReport
 from bot.service.status import FeedState, StoreStatus, feed_status, health_problem, store_status
 from bot.store import Database
 
@@ -73,30 +71,20 @@ PRUNE_EVERY = timedelta(hours=1)
 
 @dataclass
 class Runtime:
-    settings: Settings
-    database: Database
-    postman: Postman
-    clock: Clock = utc_now
-    metrics: Metrics = field(default_factory=Metrics)  # the sender counts into the same
-    fetcher: FeedFetcher = field(default_factory=FeedFetcher)
-    planner: Planner = field(init=False)
-    similar: Similar = field(init=False)
-    recent: RecentPapers = field(init=False)  # the last days' papers that /preview looks in
-    memory: MemoryPolicy = field(init=False)
+    """The process around the application: the jobs (scan, deliver, digests), the lock that
+    keeps planning to one thread, the memory policy, rounds started in the background, the
+    heartbeat. What a chat asks for is the application's (`app`)."""
+
+    app: Paperbot
+    metrics: Metrics  # the sender counts into the same
+    fetcher: FeedFetcher
+    memory: MemoryPolicy
     planning: threading.Lock = field(default_factory=threading.Lock)
     delivering: int = 0  # instant rounds under way
     pruned_at: datetime | None = None  # when the last pass over the ledger's old rows began
     prune_from: int | None = None  # where the pass goes on (None: no pass under way)
     background: set[asyncio.Task[object]] = field(default_factory=set)  # rounds started by jobs
     inbox_problem: str | None = None  # why the inbox folder could not be read at the last scan
-
-    def __post_init__(self) -> None:
-        ranking = self.settings.ranking
-        self.similar = Similar(self.database, self.ranker, share=ranking.similar_share)
-        self.planner = Planner(self.rules, self.similar)
-        self.recent = RecentPapers(self.database)
-        self.memory = MemoryPolicy(self.settings.memory)
-        self.fetcher.max_bytes = self.settings.inbox.max_bytes
 
     @classmethod
     def build(
@@ -109,32 +97,38 @@ class Runtime:
         limits: Limits | None = None,
         sleep: Sleep = asyncio.sleep,
         monotonic: Callable[[], float] = time.monotonic,
+        composer: ComposerFactory = Composer,
     ) -> Runtime:
-        """The parts wired to one transport: Telegram's for `paperbot run`, the terminal's for
-        the console; tests pass their clocks."""
+        """The application and the process wired to one transport: Telegram's for `paperbot
+        run`, the terminal's for the console; tests pass their clocks (and a composer)."""
         metrics = Metrics()
         sender = Sender(transport, limits, sleep=sleep, monotonic=monotonic, metrics=metrics)
-        rules = settings.filters.rules
-        ranking = settings.ranking
-        embedding = load_embedding(ranking.semantic)
-        ranker = Ranker(database, clock=clock, window=ranking.window, embedding=embedding)
-        lease = timedelta(seconds=settings.delivery.lease_seconds)
-        postman = Postman(
-            database, sender, clock=clock, rules=rules, ranker=ranker, holder=process_id(),
-            lease=lease,
-        )  # fmt: skip
-        return cls(settings, database, postman, clock, metrics)
+        app = Paperbot.build(settings, database, sender, clock=clock, composer=composer)
+        fetcher = FeedFetcher(max_bytes=settings.inbox.max_bytes)
+        return cls(app, metrics, fetcher, MemoryPolicy(settings.memory))
+
+    # the application's settings, database, clock and postman: the jobs read them too
 
     @property
-    def ranker(self) -> Ranker:
-        """Each chat's ranking model (the postman ranks digests with it)."""
-        assert self.postman.ranker is not None
-        return self.postman.ranker
+    def settings(self) -> Settings:
+        return self.app.settings
 
     @property
-    def rules(self) -> FilterRules:
-        """The one filter parser, bound to the settings' limits."""
-        return self.settings.filters.rules
+    def database(self) -> Database:
+        return self.app.database
+
+    @property
+    def clock(self) -> Clock:
+        return self.app.clock
+
+    @property
+    def postman(self) -> Postman:
+        """What the delivery and digest jobs send through."""
+        return self.app.postman
+
+    def resume(self) -> int:
+        """At start: rows a crash left being sent go back to pending; how many."""
+        return self.postman.resume()
 
     def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
         """Counts of everything stored, how far behind the sending is, and the feeds' state
@@ -192,7 +186,7 @@ class Runtime:
             # /preview's recent papers brought up to date here, not at the next question: made
             # at the first scan after a start (a real week 1.7 s, a busy one 8 s, which the
             # first /preview waited for), then taking in each new listing (~3 ms when none came)
-            self.recent.index()
+            self.app.recent.index()
             self.prune_when_due()
         self.metrics.job_succeeded("scan", self.clock())
         read = (FileStatus.INGESTED, FileStatus.FAILED)
@@ -247,8 +241,8 @@ class Runtime:
         """Papers not yet matched into the ledger (one planner at a time: the filter index is
         shared by the jobs' threads)."""
         with self.planning:
-            report = self.planner.plan(self.database, now=self.clock())
-            self.memory.after_planning(len(self.planner))
+            report = self.app.planner.plan(self.database, now=self.clock())
+            self.memory.after_planning(len(self.app.planner))
         self.metrics.count_plan(report)
         return report
 

@@ -1,6 +1,6 @@
 """The layers hold: the core is pure (it imports nothing that does I/O or knows about the edges);
-only the use cases (bot/service) talk to the store; the sender knows no database; one parser
-reads filters."""
+only the use cases (bot/service) talk to the store; command handlers call only the application
+(bot/service/app.py); the sender knows no database; one parser reads filters."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
 CORE = BOT / "core"
+COMMANDS = sorted((BOT / "commands").rglob("*.py"))
 ALLOWED_THIRD_PARTY = {"pylatexenc", "feedparser", "sklearn", "numpy", "scipy"}
 FORBIDDEN_STDLIB = {
     "os",
@@ -98,7 +99,7 @@ def test_only_the_use_cases_talk_to_the_store(module: Path) -> None:
 @pytest.mark.parametrize(
     "module",
     [
-        BOT / "commands.py",
+        *COMMANDS,
         BOT / "console.py",
         BOT / "sender.py",
         *sorted((BOT / "telegram").rglob("*.py")),
@@ -107,6 +108,45 @@ def test_only_the_use_cases_talk_to_the_store(module: Path) -> None:
 )
 def test_adapters_and_the_sender_import_nothing_from_the_store(module: Path) -> None:
     assert not [m for m in imports(module) if m.startswith("bot.store") or m == "sqlmodel"]
+
+
+@pytest.mark.parametrize("module", COMMANDS, ids=name)
+def test_handlers_call_only_the_application(module: Path) -> None:
+    """A handler parses, calls the application (bot/service/app.py) and renders: from the use
+    cases it imports only that module, which re-exports the result types it renders; from the
+    runtime it reads only `runtime.app`; of the application it calls methods, never reaching
+    through to the parts it owns (`app.postman.send_card`)."""
+    tree = ast.parse(module.read_text())
+    relative = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    assert relative == [], f"{name(module)}: absolute imports, so that this test sees them"
+    service = {m for m in imports(module) if m.startswith("bot.service")}
+    assert service <= {"bot.service.app"}, f"{name(module)} imports {service}"
+    assert _reached_through(tree) == []
+
+
+def _reached_through(tree: ast.AST) -> list[str]:
+    """`runtime.x` but `runtime.app`, and `app.x.y`: what a handler must not touch."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id == "runtime" and node.attr != "app":
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        if isinstance(owner, ast.Attribute) and _is_app(owner.value):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _is_app(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == "app"
+    return isinstance(node, ast.Attribute) and node.attr == "app"
+
+
+def test_the_handler_check_finds_a_reach() -> None:
+    source = "runtime.database; runtime.app.postman.send(); app.ranker.changed(1); app.rate(1)"
+    assert len(_reached_through(ast.parse(source))) == 3
 
 
 def test_the_sender_knows_no_use_case() -> None:

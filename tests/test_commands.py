@@ -16,10 +16,12 @@ from bot.commands import OUT_OF_DATE, Caller, Reply, handle_text, press_button
 from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
 from bot.core.buttons import Button
 from bot.core.chat import Chat
+from bot.core.query import FilterRules
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
-from bot.service.composing import Digest
+from bot.service.composing import Composer, Digest
+from bot.service.ranking import Ranker
 from bot.store import Database, deliveries, papers
 from tests.conftest import SEEDS, Clock
 from tests.corpus import mixed_day
@@ -57,14 +59,18 @@ def transport() -> RecordingTransport:
 
 
 @pytest.fixture
-def runtime(
-    database: Database, clock: Clock, tmp_path: Path, transport: RecordingTransport
-) -> Runtime:
-    settings = Settings(
+def settings(tmp_path: Path) -> Settings:
+    return Settings(
         inbox=InboxSettings(dir=tmp_path),
         admin=AdminSettings(chat_ids=[OPERATOR]),
         filters=FilterSettings(max_per_chat=3),
     )
+
+
+@pytest.fixture
+def runtime(
+    settings: Settings, database: Database, clock: Clock, transport: RecordingTransport
+) -> Runtime:
     return Runtime.build(settings, database, transport, clock=clock, limits=Limits.off())
 
 
@@ -396,8 +402,25 @@ def ledger_of(runtime: Runtime, chat_id: int) -> dict[str, int]:
         return deliveries.count_deliveries(session, chat_id=chat_id)
 
 
+class HeldComposer(Composer):
+    """Composes as the postman's composer does, but a digest of one of the `held` chats waits
+    (in the round's thread) until `answered` is set; `composing` is set when one begins."""
+
+    def __init__(
+        self, database: Database, rules: FilterRules, ranker: Ranker, *, held: range
+    ) -> None:
+        super().__init__(database, rules, ranker)
+        self.held, self.composing, self.answered = held, threading.Event(), threading.Event()
+
+    def digest(self, chat: Chat, now: datetime) -> Digest:
+        if chat.id in self.held:
+            self.composing.set()
+            self.answered.wait(timeout=60)
+        return super().digest(chat, now)
+
+
 async def test_commands_are_answered_while_a_digest_round_composes(
-    runtime: Runtime, clock: Clock, transport: RecordingTransport
+    settings: Settings, database: Database, clock: Clock, transport: RecordingTransport
 ) -> None:
     """A digest round composes its chats' digests one after another in the postman's own
     thread: commands that run in a thread (/preview, /subscribe) do not queue behind thousands
@@ -406,6 +429,16 @@ async def test_commands_are_answered_while_a_digest_round_composes(
     threads, they waited for the round."""
     many = 40  # more than the event loop's pool has threads (at most 32)
     in_round = range(100, 100 + many)
+    composers: list[HeldComposer] = []
+
+    def held(database: Database, rules: FilterRules, ranker: Ranker) -> Composer:
+        composers.append(HeldComposer(database, rules, ranker, held=in_round))
+        return composers[-1]
+
+    runtime = Runtime.build(
+        settings, database, transport, clock=clock, limits=Limits.off(), composer=held
+    )
+    [composer] = composers
     for chat_id in in_round:
         await say(runtime, "/subscribe KV-cache", Caller(chat_id))
     await say(runtime, "/subscribe KV-cache")
@@ -413,26 +446,16 @@ async def test_commands_are_answered_while_a_digest_round_composes(
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
     runtime.plan()
     clock.advance(days=1)  # each chat's digest hour has come
-    answered, composing = threading.Event(), threading.Event()
-    compose = runtime.postman.composer.digest
-
-    def held(chat: Chat, now: datetime) -> Digest:
-        if chat.id in in_round:
-            composing.set()
-            answered.wait(timeout=60)
-        return compose(chat, now)
-
-    runtime.postman.composer.digest = held  # type: ignore[method-assign]
     round_ = asyncio.create_task(runtime.send_due_digests())
     deadline = time.monotonic() + 60
-    while not composing.is_set():  # the round has started composing
+    while not composer.composing.is_set():  # the round has started composing
         assert time.monotonic() < deadline and not round_.done()
         await asyncio.sleep(0.01)
     try:
         preview = await asyncio.wait_for(say(runtime, "/preview KV-cache"), 30)
         digest = await asyncio.wait_for(say(runtime, "/digest"), 30)
     finally:
-        answered.set()
+        composer.answered.set()
     assert "It matches 2 papers" in preview and digest == "That was everything waiting: 2 papers."
     report = await round_
     assert report.digests == many and set(transport.chats()) == {ADA, *in_round}

@@ -60,7 +60,7 @@ def test_the_index_is_settled_after_growing_a_lot_at_once_or_over_time(
     follow(database, 1, "a1", "a2", "a3", "a4", now=clock())  # four at once: settled
     arrive(database, "First", clock())
     runtime.plan()
-    assert (len(runtime.planner), runtime.memory.settled_at, runtime.memory.settlements) == (
+    assert (len(runtime.app.planner), runtime.memory.settled_at, runtime.memory.settlements) == (
         4,
         4,
         1,
@@ -75,7 +75,7 @@ def test_the_index_is_settled_after_growing_a_lot_at_once_or_over_time(
         chats.deactivate_chat(session, chat_id=1, reason="blocked")  # four filters go
     arrive(database, "Last", clock())
     runtime.plan()
-    assert (len(runtime.planner), runtime.memory.settled_at, runtime.memory.settlements) == (
+    assert (len(runtime.app.planner), runtime.memory.settled_at, runtime.memory.settlements) == (
         4,
         4,
         2,
@@ -148,14 +148,14 @@ def test_the_inbox_scan_brings_the_recent_papers_up_to_date(
     settings = Settings(inbox=InboxSettings(dir=inbox, settle_seconds=0))
     runtime = Runtime.build(settings, database, SilentTransport("nothing to send"), clock=clock)
     runtime.scan()
-    assert runtime.recent.held == 0
+    assert runtime.app.recent.held == 0
     copied = shutil.copy(SEEDS / "003_41440b21456fdd3f.txt", inbox)
     written = clock().timestamp() - 60  # settled, by the test's clock
     os.utime(copied, (written, written))
     runtime.scan()
     with database.session() as session:
         stored = papers.count_papers(session)
-    assert stored and runtime.recent.held == stored
+    assert stored and runtime.app.recent.held == stored
 
 
 class HeldTransport:

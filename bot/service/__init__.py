@@ -1,7 +1,9 @@
-"""The use cases: everything the bot does, in one place. Commands, the console, the jobs and the
-CLI call these; these call the pure core and the store. Only this package (and the store
-itself) talks to the database (tests/test_architecture.py holds the line).
+"""The use cases: everything the bot does, in one place. Commands reach them through the
+application (app.py); the console, the jobs and the CLI call these; these call the pure core
+and the store. Only this package (and the store itself) talks to the database
+(tests/test_architecture.py holds the line).
 
+    app            the application: one method per use case, over the parts that keep state
     ingest         listing files in, once each (a feed's content too)
     feed_polling   the feeds job: each feed when due, backing off after failures
     planning       new papers matched into the delivery ledger (the filter index)

@@ -104,6 +104,7 @@ class Postman:
         ranker: Ranker | None = None,
         holder: str = "paperbot",
         lease: timedelta = LEASE,
+        composer: Composer | None = None,
     ) -> None:
         self.database, self.sender, self.clock, self.ranker = database, sender, clock, ranker
         self.holder = holder  # this process, as chat claims name it
@@ -111,7 +112,7 @@ class Postman:
         self.processes = 1  # live processes sharing the database: a round takes its share
         self.claims: Counter[int] = Counter()  # chats claimed, by how many rounds hold each
         self.renewer: asyncio.Task[None] | None = None
-        self.composer = Composer(database, rules, ranker)
+        self.composer = composer or Composer(database, rules, ranker)
         self.composing = ThreadPoolExecutor(1, thread_name_prefix="compose")  # _send_digest's
         # a digest round's beside one under way composes in its own thread: a killed process's
         # chats are not queued behind the long round's thousands

@@ -96,7 +96,7 @@ class RecentPapers:
     When nothing changed, that is four small queries: 3 ms on SQLite for a real week, 15 ms for a
     busy one (2,000 papers a day), most of it reading the update times of the week's rows.
 
-    One per process (the Runtime makes it), shared by the commands' threads: one thread at a
+    One per process (the application makes it), shared by the commands' threads: one thread at a
     time brings it up to date, under a lock, and the index it answers from is never changed
     (the next one is made beside it), so matching runs outside the lock.
 

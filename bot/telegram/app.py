@@ -35,7 +35,6 @@ from bot.core.telegram_text import split_message
 from bot.metrics import Metrics, serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
-from bot.service import chats
 from bot.telegram.startup import reach_telegram, stopped_by_signals
 from bot.telegram.transport import NO_PREVIEW, TelegramTransport, markup, telegram_request
 
@@ -134,7 +133,7 @@ async def on_membership(update: Update, context: Context) -> None:
     if change is None or change.new_chat_member.status not in GONE:
         return
     reason = "blocked by the user" if change.chat.type == "private" else "removed from the chat"
-    chats.mark_unreachable(context.runtime.database, chat_id=change.chat.id, reason=reason)
+    context.runtime.app.mark_unreachable(change.chat.id, reason)
     log.info("chat %d %s: inactive", change.chat.id, reason)
 
 
@@ -146,7 +145,7 @@ async def on_migration(update: Update, context: Context) -> None:
     old, new = message.chat.id, message.migrate_to_chat_id
     if new is None and message.migrate_from_chat_id is not None:
         old, new = message.migrate_from_chat_id, message.chat.id
-    if new is not None and chats.move(context.runtime.database, old_id=old, new_id=new):
+    if new is not None and context.runtime.app.move_chat(old, new):
         log.info("chat %d became %d: its filters moved", old, new)
 
 
@@ -216,7 +215,7 @@ async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> N
         await application.bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
     except TelegramError as error:  # the menu is a convenience: set again at the next start
         log.warning("could not set the command menu in Telegram (%s); going on", error)
-    resumed = runtime.postman.resume()
+    resumed = runtime.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
     periods = jobs.periods(runtime.settings)
@@ -276,7 +275,7 @@ async def stop_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> No
     """At stop: ratings of the last moments trained and stored, this process's claims given up,
     the metrics endpoint closed."""
     runtime: Runtime = application.bot_data["runtime"]
-    await runtime.ranker.settle()
+    await runtime.app.settle_ratings()
     runtime.leave()
     server = application.bot_data.pop("metrics", None)
     if server is not None:

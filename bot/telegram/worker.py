@@ -79,14 +79,14 @@ async def _work(
 ) -> None:
     """The jobs until `stop`, Telegram reached."""
     runtime = make_runtime(TelegramTransport(bot))
-    resumed = runtime.postman.resume()
+    resumed = runtime.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)
     log.info("paperbot worker running as %s", runtime.postman.holder)
     try:
         await run_jobs(runtime, stop)
     finally:
-        await runtime.ranker.settle()
+        await runtime.app.settle_ratings()
         runtime.leave()
 
 

@@ -1,0 +1,36 @@
+"""The commands shared by Telegram and the console: a chat's command in, a reply out.
+
+Adapters only carry text and buttons: they turn a message into `handle_text`, a button press
+into `press_button`, and show the Reply (HTML text, rows of buttons). Each handler parses its
+arguments, calls one method of the application (bot/service/app.py) and renders what it
+returns; it imports nothing else from bot.service (tests/test_architecture.py holds the line).
+
+    table     the command table, /help, reading a message and running its command
+    buttons   the button table: each press with its handler
+    filters   /subscribe, /similar, /preview, /list, /unsubscribe, /export, /import
+    delivery  /mode, /time, /timezone, /updates, /digest, /layout, /pause, /resume
+    ratings   /like, /dislike
+    chat      /start, /status, /stop, /stats
+    replies   Reply, Caller, Usage, Command, and phrasings several of them share
+"""
+
+from __future__ import annotations
+
+from bot.commands.buttons import BUTTONS, press_button
+from bot.commands.replies import OUT_OF_DATE, Caller, Command, Reply, Usage
+from bot.commands.table import COMMANDS, COMMANDS_BY_NAME, handle_text, parse_command, run_command
+
+__all__ = [
+    "BUTTONS",
+    "COMMANDS",
+    "COMMANDS_BY_NAME",
+    "OUT_OF_DATE",
+    "Caller",
+    "Command",
+    "Reply",
+    "Usage",
+    "handle_text",
+    "parse_command",
+    "press_button",
+    "run_command",
+]

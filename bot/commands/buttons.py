@@ -1,0 +1,122 @@
+"""The buttons under our messages, as a table like the commands': each kind of press (as
+bot/core/buttons.py reads its data) with its handler, and whether it changes the chat (then
+only a group's administrators may press it)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.commands.filters import listed, removed, subscribed
+from bot.commands.replies import OUT_OF_DATE, Caller, Reply
+from bot.core.buttons import (
+    ConfirmStop,
+    FollowSimilar,
+    NextPage,
+    Rate,
+    RemoveFilter,
+    SendRecent,
+    ShowCard,
+    parse_press,
+)
+from bot.core.render import plural
+from bot.core.summary import shorten
+from bot.runtime import Runtime
+from bot.service.app import SIGNS, Paperbot, Paused, RecentSent
+
+
+async def show_card(app: Paperbot, caller: Caller, press: ShowCard) -> Reply:
+    shown = await app.send_card(caller.chat_id, press.row_id)
+    return Reply("" if shown else OUT_OF_DATE, notice=True)
+
+
+async def next_page(app: Paperbot, caller: Caller, press: NextPage) -> Reply:
+    shown = await app.send_page(caller.chat_id, caller.kind, press.row_id, press.number)
+    return Reply("" if shown else OUT_OF_DATE, notice=True)
+
+
+async def send_recent(app: Paperbot, caller: Caller, press: SendRecent) -> Reply:
+    """A new filter's button: its recent matches the chat has not had, sent now as a digest."""
+    match await app.send_recent(caller.chat_id, caller.kind, press.filter_id):
+        case Paused():
+            return Reply("Alerts are paused; /resume first.", notice=True)
+        case None:
+            return Reply(OUT_OF_DATE, notice=True)
+        case RecentSent(0):
+            return Reply(
+                "Nothing new to send: these papers reached you already or wait for your next "
+                "digest.",
+                notice=True,
+            )
+        case RecentSent(complete=False):
+            return Reply(
+                "Telegram is not taking messages right now; they follow shortly.", notice=True
+            )
+        case RecentSent(added):
+            return Reply(f"Sent: {plural(added, 'paper')}.", notice=True, alert=False)
+    raise AssertionError("every outcome of a recent papers' button is answered")
+
+
+async def rate(app: Paperbot, caller: Caller, press: Rate) -> Reply:
+    rated = app.rate(caller.chat_id, press.row_id, press.value)
+    if rated is None:
+        return Reply(OUT_OF_DATE, notice=True)
+    title = shorten(rated.paper.title, 60)
+    if not rated.value:
+        return Reply(f"Rating taken back: {title}", notice=True, alert=False)
+    return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
+
+
+async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) -> Reply:
+    followed = await app.follow_row(caller.chat_id, press.row_id)
+    if followed is None:
+        return Reply(OUT_OF_DATE, notice=True)
+    reply = subscribed(followed)  # a message of its own: the paper's stays as it is
+    await app.send_text(caller.chat_id, reply.text, reply.buttons)
+    return Reply("", notice=True)
+
+
+async def remove_filter(app: Paperbot, caller: Caller, press: RemoveFilter) -> Reply:
+    gone = app.remove_filter(caller.chat_id, press.filter_id)
+    reply = listed(app.filters(caller.chat_id))
+    done = f"Removed {removed(gone)}." if gone else "Already removed."
+    reply.text = f"{done}\n{reply.text}"
+    return reply
+
+
+async def confirm_stop(app: Paperbot, caller: Caller, press: ConfirmStop) -> Reply:
+    if not press.confirmed:
+        return Reply("Nothing was deleted.")
+    app.forget(caller.chat_id)
+    return Reply("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
+
+
+@dataclass(frozen=True)
+class Pressed:
+    # each handler takes the press type it is filed under (BUTTONS' key)
+    handler: Callable[[Paperbot, Caller, Any], Awaitable[Reply]]
+    manages: bool  # changes the chat: a group's administrators only
+
+
+BUTTONS: dict[type, Pressed] = {
+    ShowCard: Pressed(show_card, manages=False),  # reading: anyone in the chat
+    NextPage: Pressed(next_page, manages=False),
+    SendRecent: Pressed(send_recent, manages=False),  # like /digest: anyone in the chat
+    Rate: Pressed(rate, manages=True),
+    FollowSimilar: Pressed(follow_similar, manages=True),
+    RemoveFilter: Pressed(remove_filter, manages=True),
+    ConfirmStop: Pressed(confirm_stop, manages=True),
+}
+
+
+async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
+    """A button under one of our messages was pressed: the reply replaces that message, or is
+    a notice while what was asked for goes out as messages of its own."""
+    press = parse_press(data)
+    if press is None:
+        return Reply(OUT_OF_DATE)
+    pressed = BUTTONS[type(press)]
+    if pressed.manages and not await caller.may_manage():
+        return Reply("Only the group's administrators can change its filters.", notice=True)
+    return await pressed.handler(runtime.app, caller, press)

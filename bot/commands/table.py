@@ -1,0 +1,133 @@
+"""The command table, and how a message reaches it: '/name args' read, the caller checked
+(operators, a group's administrators), the chat registered, the handler run, a usage line
+written where the arguments could not be read. /help lives here too: it lists the table."""
+
+from __future__ import annotations
+
+from bot.commands.chat import start, stats, status_, stop
+from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
+from bot.commands.filters import export, import_, list_, preview, similar, subscribe, unsubscribe
+from bot.commands.ratings import dislike, like
+from bot.commands.replies import Caller, Command, Reply, Usage, echo
+from bot.core.chat import Chat
+from bot.core.render import escape
+from bot.runtime import Runtime
+from bot.service.app import Paperbot
+
+SYNTAX = [
+    "<b>Filters</b> (like arXiv search):",
+    "<code>diffusion models</code>: both words, in title or abstract",
+    '<code>"language model"</code>: the phrase (KV-cache = "kv cache")',
+    "<code>distill*</code>: words starting with distill; <code>fine-tun*</code>: fine-tuning, "
+    "fine-tuned",
+    "<code>a OR b</code>, <code>a | b</code>: either",
+    "<code>-term</code>, <code>NOT term</code>: without it",
+    "<code>( ... )</code>: grouping",
+    "<code>ti:</code> title, <code>abs:</code> abstract, <code>au:</code> author, "
+    '<code>cat:</code> category (<code>ti:"graph neural"</code>, <code>au:Hassani</code>, '
+    "<code>cat:cs.*</code>)",
+    "Case, accents and plurals do not matter.",
+]
+
+
+async def help_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    lines = [*SYNTAX, "", "<b>Commands</b>"]
+    for command in COMMANDS:
+        if command.operators_only and not app.is_operator(chat.id):
+            continue
+        names = " ".join(f"/{n}" for n in (command.name, *command.aliases))
+        arguments = f" {escape(command.usage)}" if command.usage else ""
+        lines.append(f"{names}{arguments}: {escape(command.help)}")
+    return Reply("\n".join(lines))
+
+
+COMMANDS: list[Command] = [
+    Command("start", "", "start, or come back after /stop or a block", start),
+    Command("help", "", "the filter syntax and these commands", help_),
+    Command("subscribe", "FILTER", "follow a filter", subscribe, ("add",), manages=True),
+    Command("list", "", "your filters, each with a remove button", list_),
+    Command(
+        "unsubscribe", "N|all", "remove filter N (or all)", unsubscribe, ("remove",), manages=True
+    ),
+    Command("preview", "FILTER", "what a filter matches, without saving it", preview),
+    Command(
+        "similar",
+        "ARXIV_ID ...",
+        "a filter for papers like these (more like this)",
+        similar,
+        manages=True,
+    ),
+    Command("mode", "instant|digest", "each paper at once, or a daily digest", mode, manages=True),
+    Command("time", "HH:MM", "when the daily digest comes", time_, manages=True),
+    Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
+    Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
+    Command("digest", "", "send what is waiting now", digest),
+    Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),
+    Command("dislike", "ARXIV_ID ...", "👎: rank papers like these last", dislike, manages=True),
+    Command(
+        "layout",
+        "compact|full, abstracts N, page N",
+        "digests and alerts at a glance or every card; abstracts shown; papers a page",
+        layout,
+        manages=True,
+    ),
+    Command("pause", "", "hold all alerts", pause, manages=True),
+    Command("resume", "", "send alerts again", resume, manages=True),
+    Command("status", "", "settings, the last listing, what is waiting", status_),
+    Command("export", "", "your filters as lines", export),
+    Command("import", "LINES", "add filters, one per line", import_, manages=True),
+    Command("stop", "", "forget this chat and everything about it", stop, manages=True),
+    Command("stats", "", "operators: counts of everything", stats, operators_only=True),
+]
+COMMANDS_BY_NAME = {name: c for c in COMMANDS for name in (c.name, *c.aliases)}
+
+
+def usage(command: Command, asked: Usage) -> Reply:
+    """How to use a command, after the setting's current value, before a hint."""
+    line = f"Usage: <code>/{command.name} {escape(command.usage)}</code> ({command.help})"
+    lines = [asked.now, line, asked.hint]
+    return Reply("\n".join(part for part in lines if part))
+
+
+def parse_command(text: str, bot_username: str | None = None) -> tuple[str, str] | None:
+    """'/cmd@bot args' -> ('cmd', 'args'); None for plain text or a command for another bot.
+    Only /import takes lines: for any other command, lines below it continue its arguments
+    (a filter written on two lines is one filter, and stays one through /export)."""
+    if not text.startswith("/"):
+        return None
+    first, _, more = text[1:].partition("\n")
+    head, _, args = first.partition(" ")
+    name, _, addressee = head.partition("@")
+    if addressee and bot_username and addressee.lower() != bot_username.lower():
+        return None
+    name = name.lower()
+    if more:
+        args = f"{args}\n{more}" if name == "import" else " ".join([args, *more.splitlines()])
+    return name, args.strip()
+
+
+async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) -> Reply:
+    app = runtime.app
+    command = COMMANDS_BY_NAME.get(name)
+    if command is None or (command.operators_only and not app.is_operator(caller.chat_id)):
+        return Reply(f"I do not know /{echo(name, 40)}. /help lists what I can do.")
+    if command.manages and not await caller.may_manage():
+        return Reply("Only this group's administrators can change its filters and settings.")
+    reply = await command.handler(app, app.enter(caller.chat_id, caller.kind), args)
+    return reply if isinstance(reply, Reply) else usage(command, reply)
+
+
+async def handle_text(
+    runtime: Runtime, caller: Caller, text: str, bot_username: str | None = None
+) -> Reply | None:
+    """A message from a chat: a command's reply, a pointer to /help for plain text in a private
+    chat, None when the message is not for us."""
+    parsed = parse_command(text.strip(), bot_username)
+    if parsed is None:
+        if text.startswith("/") or caller.kind != "private":
+            return None
+        return Reply('I understand commands. Try <code>/subscribe "kv cache"</code> or /help.')
+    addressed = "@" in text.strip().split(maxsplit=1)[0]
+    if parsed[0] not in COMMANDS_BY_NAME and caller.kind != "private" and not addressed:
+        return None  # in a group, likely another bot's command
+    return await run_command(runtime, caller, *parsed)

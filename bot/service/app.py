@@ -1,0 +1,370 @@
+"""The application: what a chat can ask of the bot, one method per use case, over the parts that
+keep state between requests (the ranking models, the "more like this" scorers, the filter index,
+the recent papers, the postman's rounds), all built in `Paperbot.build` and nowhere else.
+
+Command handlers parse their arguments, call one method here and render what it returns. The
+result types they render are re-exported from this module (its `__all__`), so that a handler
+imports nothing else from bot.service (tests/test_architecture.py holds the line). The process
+around it (jobs, locks, the memory policy, background rounds) is bot/runtime.py's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bot.config import Settings
+from bot.core.buttons import Keyboard
+from bot.core.chat import Chat, Filter
+from bot.core.query import FilterKind, FilterRules, kind_of
+from bot.core.schedule import next_due
+from bot.core.zones import ZoneFound, ZoneUnknown, read_timezone
+from bot.embedding import load_embedding
+from bot.sender import Sender
+from bot.service import Clock, backfill, chats, feedback, status, subscriptions, utc_now
+from bot.service.composing import Composer
+from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
+from bot.service.feedback import SIGNS, ImportedRatings, Rated, RatedIds
+from bot.service.planning import Planner
+from bot.service.preview import RecentMatches, RecentPapers
+from bot.service.processes import process_id
+from bot.service.ranking import Ranker
+from bot.service.similar import NotStored, Similar
+from bot.service.status import ChatStatus, FeedState, StoreStatus, feed_line
+from bot.service.subscriptions import (
+    AlreadyFollowed,
+    AtLimit,
+    BadFilter,
+    BadLine,
+    Imported,
+    NoSuchFilter,
+    OverLimit,
+    Previewed,
+    Subscribed,
+    Unsubscribed,
+)
+from bot.store import Database
+
+__all__ = [
+    "SIGNS",
+    "AlreadyFollowed",
+    "AtLimit",
+    "BadFilter",
+    "BadLine",
+    "ChatReport",
+    "DigestSent",
+    "Exported",
+    "Followed",
+    "ImportReport",
+    "NoSuchFilter",
+    "NotStored",
+    "NothingWaiting",
+    "OverLimit",
+    "Paperbot",
+    "Paused",
+    "Previewed",
+    "RatedPapers",
+    "RecentMatches",
+    "RecentSent",
+    "Stats",
+    "Subscribed",
+    "feed_line",
+]
+
+Followed = Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored
+ComposerFactory = Callable[[Database, FilterRules, Ranker], Composer]
+
+
+@dataclass(frozen=True)
+class RecentSent:
+    """A new filter's recent matches sent as a digest: how many were new to the chat, and
+    whether Telegram took them all (False: the rest follows)."""
+
+    added: int
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class RatedPapers:
+    rated: RatedIds
+    likes: int  # the chat's 👍 now
+
+
+@dataclass(frozen=True)
+class ChatReport:
+    """/status: the chat's counts, its ratings and when its next digest is due."""
+
+    found: ChatStatus
+    likes: int
+    dislikes: int
+    next_digest: datetime
+
+
+@dataclass(frozen=True)
+class Exported:
+    filters: list[Filter]
+    ratings: list[str]  # as /import takes them back
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    ratings: ImportedRatings
+    filters: Imported
+
+
+@dataclass(frozen=True)
+class Stats:
+    store: StoreStatus
+    feeds: list[FeedState]
+    indexed: int  # filters in the planner's index
+
+
+@dataclass
+class Paperbot:
+    settings: Settings
+    database: Database
+    clock: Clock
+    ranker: Ranker  # each chat's ranking model: the postman ranks digests with it
+    postman: Postman
+    similar: Similar
+    planner: Planner
+    recent: RecentPapers  # the last days' papers that /preview and /subscribe look in
+
+    @classmethod
+    def build(
+        cls,
+        settings: Settings,
+        database: Database,
+        sender: Sender,
+        *,
+        clock: Clock = utc_now,
+        composer: ComposerFactory = Composer,
+    ) -> Paperbot:
+        """The parts wired once, sending through `sender`; `composer` makes what composes a
+        chat's digests (tests pass one that holds a round)."""
+        rules, ranking = settings.filters.rules, settings.ranking
+        embedding = load_embedding(ranking.semantic)
+        ranker = Ranker(database, clock=clock, window=ranking.window, embedding=embedding)
+        postman = Postman(
+            database, sender, clock=clock, rules=rules, ranker=ranker, holder=process_id(),
+            lease=timedelta(seconds=settings.delivery.lease_seconds),
+            composer=composer(database, rules, ranker),
+        )  # fmt: skip
+        similar = Similar(database, ranker, share=ranking.similar_share)
+        planner = Planner(rules, similar)
+        return cls(
+            settings, database, clock, ranker, postman, similar, planner, RecentPapers(database)
+        )
+
+    @property
+    def rules(self) -> FilterRules:
+        """The one filter parser, bound to the settings' limits."""
+        return self.settings.filters.rules
+
+    # -- the chat ----------------------------------------------------------------------------
+
+    def is_operator(self, chat_id: int) -> bool:
+        return chat_id in self.settings.admin.chat_ids
+
+    def enter(self, chat_id: int, kind: str) -> Chat:
+        """The chat that speaks, registered at its first word."""
+        return chats.enter(self.database, chat_id=chat_id, kind=kind, now=self.clock())
+
+    def change(self, chat: Chat, **settings: object) -> Chat:
+        return chats.change(self.database, chat_id=chat.id, **settings)
+
+    def set_timezone(self, chat: Chat, typed: str) -> tuple[Chat, ZoneFound] | ZoneUnknown:
+        found = read_timezone(typed, self.clock())
+        if isinstance(found, ZoneUnknown):
+            return found
+        return self.change(chat, timezone=found.zone), found
+
+    def next_digest(self, chat: Chat) -> datetime:
+        return next_due(self.clock(), chat.digest_time, chat.timezone)
+
+    def report(self, chat: Chat) -> ChatReport:
+        likes, dislikes = feedback.counts(self.database, chat_id=chat.id)
+        found = status.chat_status(self.database, chat)
+        return ChatReport(found, likes, dislikes, self.next_digest(chat))
+
+    def forget(self, chat_id: int) -> bool:
+        return chats.forget(self.database, chat_id=chat_id)
+
+    def mark_unreachable(self, chat_id: int, reason: str) -> int:
+        """The chat blocked the bot or removed it: inactive until /start."""
+        return chats.mark_unreachable(self.database, chat_id=chat_id, reason=reason)
+
+    def move_chat(self, old_id: int, new_id: int) -> bool:
+        """A group became a supergroup: its filters and settings follow it to the new id."""
+        return chats.move(self.database, old_id=old_id, new_id=new_id)
+
+    def stats(self) -> Stats:
+        """/stats, for operators: counts of everything, the feeds, the index's size."""
+        found = status.store_status(self.database)
+        return Stats(found, status.feed_status(self.database), len(self.planner))
+
+    # -- filters -----------------------------------------------------------------------------
+
+    async def subscribe(self, chat: Chat, source: str) -> Followed:
+        if kind_of(source) is FilterKind.LIKE:
+            return await self.follow_similar(chat.id, source)
+        # in a thread, as /preview: the first question after a start, or after a day's papers
+        # were stored, files them in the recent papers' index (seconds on a busy day), and the
+        # event loop answers everyone else meanwhile
+        return await asyncio.to_thread(
+            subscriptions.subscribe,
+            self.database,
+            chat_id=chat.id,
+            source=source,
+            rules=self.rules,
+            now=self.clock(),
+            recent=self.recent,
+            scores=self.ranker.scores(chat.id),
+        )
+
+    async def follow_similar(self, chat_id: int, source: str) -> Followed:
+        """A "more like this" filter (like:ID,...), in a thread: it reads and scores papers."""
+        return await asyncio.to_thread(
+            self.similar.follow,
+            chat_id=chat_id,
+            source=source,
+            max_per_chat=self.rules.max_per_chat,
+            now=self.clock(),
+        )
+
+    async def follow_row(self, chat_id: int, row_id: int) -> Followed | None:
+        """The "more like this" button under a paper sent (None: not the chat's row)."""
+        return await asyncio.to_thread(
+            self.similar.follow_row,
+            chat_id=chat_id,
+            row_id=row_id,
+            max_per_chat=self.rules.max_per_chat,
+            now=self.clock(),
+        )
+
+    async def preview(self, chat: Chat, source: str) -> Previewed | BadFilter | NotStored:
+        if kind_of(source) is FilterKind.LIKE:
+            return await asyncio.to_thread(self.similar.preview, source=source)
+        return await asyncio.to_thread(
+            subscriptions.preview_filter,
+            self.recent,
+            source=source,
+            rules=self.rules,
+            scores=self.ranker.scores(chat.id),
+        )
+
+    def filters(self, chat_id: int) -> list[Filter]:
+        return subscriptions.list_filters(self.database, chat_id=chat_id)
+
+    def unsubscribe(self, chat: Chat, numbers: list[int] | None) -> Unsubscribed | NoSuchFilter:
+        return subscriptions.unsubscribe(self.database, chat_id=chat.id, numbers=numbers)
+
+    def remove_filter(self, chat_id: int, filter_id: int) -> Filter | None:
+        return subscriptions.remove_filter(self.database, chat_id=chat_id, filter_id=filter_id)
+
+    def export(self, chat: Chat) -> Exported:
+        ratings = feedback.export_lines(self.database, chat_id=chat.id)
+        return Exported(self.filters(chat.id), ratings)
+
+    async def import_lines(self, chat: Chat, lines: list[str]) -> ImportReport:
+        """/import: ratings, keyword filters, then "more like this" filters, line numbers kept
+        in what was not taken."""
+        ratings = feedback.import_ratings(
+            self.database, chat_id=chat.id, lines=lines, now=self.clock()
+        )
+        if ratings.rated:
+            self.ranker.changed(chat.id)
+        lines = ratings.other_lines
+        likes = [(n, line) for n, line in enumerate(lines, 1) if kind_of(line) is FilterKind.LIKE]
+        result = subscriptions.import_filters(
+            self.database,
+            chat_id=chat.id,
+            lines=["" if kind_of(line) is FilterKind.LIKE else line for line in lines],
+            rules=self.rules,
+            now=self.clock(),
+        )
+        for number, line in likes:
+            result = _counted(result, number, line, await self.follow_similar(chat.id, line))
+        result.problems.sort(key=lambda problem: problem.number)
+        return ImportReport(ratings, result)
+
+    # -- ratings -----------------------------------------------------------------------------
+
+    def rate(self, chat_id: int, row_id: int, value: int) -> Rated | None:
+        """A 👍/👎 button under a paper sent (None: not the chat's row)."""
+        rated = feedback.rate_row(
+            self.database, chat_id=chat_id, row_id=row_id, value=value, now=self.clock()
+        )
+        if rated is not None:
+            self.ranker.changed(chat_id)
+        return rated
+
+    def rate_papers(self, chat: Chat, arxiv_ids: list[str], value: int) -> RatedPapers:
+        """/like and /dislike by arXiv id."""
+        rated = feedback.rate_ids(
+            self.database, chat_id=chat.id, arxiv_ids=arxiv_ids, value=value, now=self.clock()
+        )
+        if rated.rated:
+            self.ranker.changed(chat.id)
+        return RatedPapers(rated, feedback.counts(self.database, chat_id=chat.id)[0])
+
+    async def settle_ratings(self) -> None:
+        """At stop: ratings of the last moments trained and stored."""
+        await self.ranker.settle()
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def digest_now(self, chat: Chat) -> Paused | NothingWaiting | DigestSent:
+        return await self.postman.digest_now(chat)
+
+    async def send_recent(
+        self, chat_id: int, kind: str, filter_id: int
+    ) -> RecentSent | Paused | None:
+        """A new filter's button: its recent matches the chat has not had, sent now as a
+        digest (None: the filter is gone or not the chat's)."""
+        chat = self.enter(chat_id, kind)
+        if chat.paused:
+            return Paused()
+        queued = await asyncio.to_thread(
+            backfill.queue_recent,
+            self.database,
+            self.recent,
+            self.similar,
+            chat_id=chat.id,
+            filter_id=filter_id,
+            rules=self.rules,
+            now=self.clock(),
+        )
+        if queued is None or not queued.added:
+            return None if queued is None else RecentSent(0)
+        sent = await self.postman.digest_now(chat)
+        return RecentSent(queued.added, not isinstance(sent, DigestSent) or sent.complete)
+
+    async def send_card(self, chat_id: int, row_id: int) -> bool:
+        return await self.postman.send_card(chat_id, row_id)
+
+    async def send_page(self, chat_id: int, kind: str, row_id: int, number: int) -> bool:
+        return await self.postman.send_page(self.enter(chat_id, kind), row_id, number)
+
+    async def send_text(self, chat_id: int, text: str, buttons: Keyboard = ()) -> SendReport:
+        return await self.postman.send_text(chat_id, text, buttons)
+
+
+def _counted(result: Imported, number: int, line: str, followed: Followed) -> Imported:
+    """An imported "more like this" line's outcome, counted in the import's result."""
+    match followed:
+        case Subscribed():
+            return dataclasses.replace(result, added=result.added + 1)
+        case AlreadyFollowed():
+            return dataclasses.replace(result, already=result.already + 1)
+        case AtLimit(_, limit):
+            result.problems.append(OverLimit(number, limit))
+        case BadFilter(message=message):
+            result.problems.append(BadLine(number, line, message))
+        case NotStored(arxiv_ids):
+            missing = ", ".join(arxiv_ids)
+            result.problems.append(BadLine(number, line, f"not in my database yet: {missing}"))
+    return result
