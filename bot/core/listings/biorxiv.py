@@ -45,6 +45,31 @@ def category(server: str, subject: str) -> str | None:
     return f"{name}.{slug}" if name in SERVERS and slug else None
 
 
+# bioRxiv's subject collections, as its subject feeds title them.
+BIORXIV_SUBJECTS = frozenset(
+    (
+        "animal behavior and cognition", "biochemistry", "bioengineering", "bioinformatics",
+        "biophysics", "cancer biology", "cell biology", "clinical trials", "developmental biology",
+        "ecology", "epidemiology", "evolutionary biology", "genetics", "genomics", "immunology",
+        "microbiology", "molecular biology", "neuroscience", "paleontology", "pathology",
+        "pharmacology and toxicology", "physiology", "plant biology",
+        "scientific communication and education", "synthetic biology", "systems biology",
+        "zoology",
+    )
+)  # fmt: skip
+_SUBJECT_FEED = re.compile(r"^bioRxiv Subject Collection:\s*(?P<subject>.+)$", re.I)
+
+
+def feed_categories(feed_title: str) -> tuple[str, ...]:
+    """The category of a feed of one subject ('bioRxiv Subject Collection: Neuroscience' ->
+    biorxiv.neuroscience): its items carry no subject of their own (prism:section is empty), so
+    a feed of all subjects, or of several ('Genomics Bioinformatics'), gives none."""
+    match = _SUBJECT_FEED.match(feed_title.strip())
+    subject = " ".join(match["subject"].lower().split()) if match else ""
+    kept = category("bioRxiv", subject) if subject in BIORXIV_SUBJECTS else None
+    return (kept,) if kept else ()
+
+
 def _announced(text: str) -> date | None:
     try:
         return date.fromisoformat(text)

@@ -14,7 +14,7 @@ from typing import Any
 import feedparser
 
 from bot.core.authors import is_surname_first, parse_authors, parse_surname_first
-from bot.core.listings import journals
+from bot.core.listings import biorxiv, journals
 from bot.core.listings.base import ListingError, ParsedListing
 from bot.core.paper import (
     AnnounceType,
@@ -221,6 +221,8 @@ def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Pape
     authors, more = _author_names(entry)
     abstract = journals.abstract(summary, title)
     journal_ref = _journal_ref(entry, title, feed)
+    preprint = bool(link and journals.is_preprint_server(link))
+    preprint_subjects = biorxiv.feed_categories(_text(feed, "title")) if preprint else ()
     if found := journals.sciencedirect(abstract):
         abstract, journal_ref = "", found[0]
         authors, more = parse_authors(found[1]) if found[1] else (authors, more)
@@ -234,10 +236,10 @@ def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Pape
         announce_type=_preprint_announce(version) if not identity else AnnounceType.UNKNOWN,
         authors=authors,
         more_authors=more,
-        categories=keep_categories(_tags(entry)),
+        categories=keep_categories([*_tags(entry), *preprint_subjects]),
         announced=_entry_date(entry, channel),
         link=link,
-        journal_ref=None if link and journals.is_preprint_server(link) else journal_ref,
+        journal_ref=None if preprint else journal_ref,
     )
 
 
