@@ -263,6 +263,25 @@ def test_a_feed_entry_links_only_to_a_web_address(link: str) -> None:
     assert parsed.papers[0].link in (None, "https://e.org/x")
 
 
+@pytest.mark.parametrize(
+    ("identifier", "doi"),
+    [
+        ("doi:10.1101/286609", "10.1101/286609"),
+        ("https://doi.org/10.1093/Zool/zlab078", "10.1093/zool/zlab078"),
+        ("10.1038/d415&#11;86-024", None),  # a vertical tab spliced in
+        ("10.1038/d415 86-024", None),
+        ("pmid:34929406", None),
+        ("10.1101", None),
+    ],
+)
+def test_a_feed_entry_has_a_doi_only_when_it_is_one(identifier: str, doi: str | None) -> None:
+    feed = FEED.replace("<guid>g</guid>", f"<dc:identifier>{identifier}</dc:identifier>")
+    feed = feed.replace("<rss ", "<rss xmlns:dc='http://purl.org/dc/elements/1.1/' ")
+    parsed = read(feed.format("").encode())
+    assert isinstance(parsed, ParsedListing)
+    assert parsed.papers[0].doi == doi
+
+
 # -- nothing is read because of a name in a listing ----------------------------------------------
 
 SECRET_FEED = (

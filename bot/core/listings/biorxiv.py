@@ -13,8 +13,8 @@ from datetime import date
 from typing import Any
 
 from bot.core.authors import parse_surname_first
-from bot.core.listings.base import ListingError, ParsedListing
-from bot.core.paper import AnnounceType, Paper, normalise_doi
+from bot.core.listings.base import ListingError, ParsedListing, read_doi
+from bot.core.paper import AnnounceType, Paper
 from bot.core.text import clean_text, printable
 
 FORMAT = "biorxiv-api"
@@ -81,14 +81,14 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
     title = clean_text(_string(record, "title"), html_input=True, tex=False)
     if not title:
         raise ValueError("no title")
-    doi = normalise_doi(_string(record, "doi"))
-    if not doi or not doi.startswith("10."):
+    doi = read_doi(_string(record, "doi"))
+    if not doi:
         raise ValueError(f"no DOI ({_string(record, 'doi')[:40]!r})")
     version_text = _string(record, "version")
     version = int(version_text) if version_text.isdigit() and len(version_text) < 6 else None
     authors, more = parse_surname_first(_string(record, "authors").split(";"))
     server = _string(record, "server") or "bioRxiv"
-    published = normalise_doi(_string(record, "published"))
+    published = read_doi(_string(record, "published"))
     kept = category(server, _string(record, "category"))
     return Paper(
         title=title,
@@ -102,7 +102,7 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
         categories=(kept,) if kept else (),
         announced=_announced(_string(record, "date")),
         link=f"https://doi.org/{doi}",
-        journal_ref=f"published: {published}" if published and published != "na" else None,
+        journal_ref=f"published: {published}" if published else None,
     )
 
 

@@ -15,7 +15,7 @@ import feedparser
 
 from bot.core.authors import is_surname_first, parse_authors, parse_surname_first
 from bot.core.listings import biorxiv, journals
-from bot.core.listings.base import ListingError, ParsedListing
+from bot.core.listings.base import ListingError, ParsedListing, read_doi
 from bot.core.paper import (
     AnnounceType,
     Paper,
@@ -247,8 +247,7 @@ def _doi(entry: Entry) -> str | None:
     """PRISM's doi, else a Dublin Core identifier that is one ('doi:10.1101/286609'; PubMed's
     feeds also give 'pmid:34929406', and feedparser keeps the last identifier)."""
     for found in (_text(entry, "prism_doi"), _text(entry, "dc_identifier"), _text(entry, "id")):
-        doi = normalise_doi(printable(found))
-        if doi and doi.startswith("10.") and "/" in doi and " " not in doi:
+        if doi := read_doi(found):
             return doi
     return None
 

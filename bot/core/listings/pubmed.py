@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from datetime import date
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
-from bot.core.listings.base import ListingError, ParsedListing
-from bot.core.paper import Paper, normalise_doi
+from bot.core.listings.base import ListingError, ParsedListing, read_doi
+from bot.core.paper import Paper
 from bot.core.text import fold_whitespace, printable, subscript, superscript
 
 FORMAT = "pubmed-xml"
@@ -148,7 +148,7 @@ def _doi(record: Element, article: Element) -> str | None:
         *record.iterfind("PubmedData/ArticleIdList/ArticleId[@IdType='doi']"),
         *article.iterfind("ELocationID[@EIdType='doi']"),
     ):
-        if (doi := normalise_doi(_text(found))) and doi.startswith("10."):
+        if doi := read_doi(_text(found)):
             return doi
     return None
 
