@@ -42,3 +42,33 @@ def parse_authors(line: str | None) -> tuple[tuple[str, ...], int]:
         more = max(more, 0) + len(names) - MAX_AUTHORS
         names = names[:MAX_AUTHORS]
     return tuple(names), more
+
+
+_SURNAME_FIRST = re.compile(r"^(?P<surname>[^,]+),\s*(?P<given>[^,]+)$")
+# Given names as initials only: "A. J.", "V. G.", "A.-B.", "AJ".
+_INITIALS = re.compile(r"^(?:[^\W\d_]{1,2}(?:\.|(?=[\s-]|$))[\s-]*)+$")
+
+
+def is_surname_first(name: str) -> bool:
+    """'Kumar, V. G.' (bioRxiv's feeds write every author so), not 'Chen C' nor a list."""
+    match = _SURNAME_FIRST.match(name.strip())
+    return bool(match and _INITIALS.match(match["given"].strip()))
+
+
+def surname_last(name: str) -> str:
+    """'Quinn, A. J.' -> 'A. J. Quinn', 'Smith, John' -> 'John Smith', as every other listing
+    writes a name; a name in any other shape is kept as it is."""
+    match = _SURNAME_FIRST.match(name.strip())
+    if not match:
+        return name.strip()
+    given = " ".join(
+        f"{part}." if len(part) == 1 and part.isalpha() else part for part in match["given"].split()
+    )
+    return f"{given} {match['surname'].strip()}"
+
+
+def parse_surname_first(names: list[str]) -> tuple[tuple[str, ...], int]:
+    """Names written one a record, surname first ('Ghafari, T.'), as they read everywhere else."""
+    kept = [surname_last(clean_text(name, tex=False)) for name in names]
+    kept = [name for name in kept if name]
+    return tuple(kept[:MAX_AUTHORS]), max(len(kept) - MAX_AUTHORS, 0)

@@ -114,7 +114,7 @@ class _ReadableText(LatexNodes2Text):  # type: ignore[misc]  # pylatexenc ships 
     def math_node_to_text(self, node: Any) -> str:
         content = fold_whitespace(super().math_node_to_text(node))
         if _holds_only_text(node.nodelist) or not any(c.isalpha() for c in content):
-            return _POWER.sub(lambda m: _superscript(m.group(1)), content)
+            return _POWER.sub(lambda m: superscript(m.group(1)), content)
         return f"${content}$"
 
     def nodelist_to_text(self, nodelist: list[Any]) -> str:
@@ -255,11 +255,11 @@ def _math_macros() -> list[MacroTextSpec]:
         MacroTextSpec("abs", "|%s|"),
         MacroTextSpec(
             "textsuperscript",
-            simplify_repl=lambda n, l2tobj: _superscript(_argument_text(n, l2tobj, 0)),
+            simplify_repl=lambda n, l2tobj: superscript(_argument_text(n, l2tobj, 0)),
         ),
         MacroTextSpec(
             "textsubscript",
-            simplify_repl=lambda n, l2tobj: _subscript(_argument_text(n, l2tobj, 0)),
+            simplify_repl=lambda n, l2tobj: subscript(_argument_text(n, l2tobj, 0)),
         ),
         *(MacroTextSpec(name, simplify_repl=_fraction_to_text) for name in _FRACTIONS),
         *(MacroTextSpec(name, simplify_repl=_double_struck) for name in _DOUBLE_STRUCK),
@@ -280,13 +280,13 @@ def _converter() -> tuple[_ReadableText, LatexContextDb]:
     return converter, _walker_context()
 
 
-def _superscript(text: str) -> str:
+def superscript(text: str) -> str:
     """2 -> ², -1 -> ⁻¹; anything else keeps its caret (^st)."""
     raised = text.translate(_SUPERSCRIPT)
     return raised if raised != text and all(c in "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻" for c in raised) else f"^{text}"
 
 
-def _subscript(text: str) -> str:
+def subscript(text: str) -> str:
     """2 -> ₂ (CO₂); anything else keeps its underscore."""
     lowered = text.translate(_SUBSCRIPT)
     return lowered if lowered != text and all(c in "₀₁₂₃₄₅₆₇₈₉₊₋" for c in lowered) else f"_{text}"

@@ -1,6 +1,12 @@
 import pytest
 
-from bot.core.authors import MAX_AUTHORS, parse_authors
+from bot.core.authors import (
+    MAX_AUTHORS,
+    is_surname_first,
+    parse_authors,
+    parse_surname_first,
+    surname_last,
+)
 
 
 @pytest.mark.parametrize(
@@ -37,3 +43,24 @@ def test_long_lists_are_capped_and_counted() -> None:
     names, more = parse_authors(", ".join(f"Person {i}" for i in range(3000)))
     assert len(names) == MAX_AUTHORS and names[0] == "Person 0"
     assert more == 3000 - MAX_AUTHORS
+
+
+@pytest.mark.parametrize(
+    ("name", "surname_first", "written"),
+    [
+        ("Quinn, A. J.", True, "A. J. Quinn"),
+        ("Kumar, V. G.", True, "V. G. Kumar"),
+        ("Roy, D", True, "D. Roy"),
+        ("Lee-Wu, A.-B.", True, "A.-B. Lee-Wu"),
+        ("Smith, John", False, "John Smith"),
+        ("Chen C", False, "Chen C"),
+        ("A, B, C", False, "A, B, C"),
+    ],
+)
+def test_surname_first_names(name: str, surname_first: bool, written: str) -> None:
+    assert (is_surname_first(name), surname_last(name)) == (surname_first, written)
+
+
+def test_surname_first_lists_are_capped_and_counted() -> None:
+    names, more = parse_surname_first([f"Person{i}, A." for i in range(150)] + [" "])
+    assert (names[0], len(names), more) == ("A. Person0", MAX_AUTHORS, 50)

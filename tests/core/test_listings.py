@@ -206,6 +206,14 @@ def test_stray_bytes_in_utf8_are_replaced_and_reported() -> None:
         (b"\n\n  \t\n", "empty file"),
         (b"[" * 10_000 + b"]" * 10_000, "unrecognised listing format"),  # JSON nested deep
         (b'{"papers": [' + b"{" * 10_000, "unrecognised listing format"),
+        (b'{"messages": [], "collection": ' + b"[" * 100_000, "not a readable bioRxiv API"),
+        (
+            b'{"messages": [{"status": "no posts found"}], "collection": []}',
+            "bioRxiv API answer without papers (status 'no posts found')",
+        ),
+        (b'{"messages": [], "collection": [1, "x", {}]}', "no readable entries: record 1"),
+        (b"<PubmedArticleSet><PubmedArticle>" + b"<x>" * 100_000, "no readable entries"),
+        (b"<PubmedArticleSet></PubmedArticleSet>", "pubmed-xml listing without any entries"),
     ],
 )
 def test_what_is_no_listing_is_refused_with_a_reason(data: bytes, message: str) -> None:
@@ -255,6 +263,25 @@ def test_a_feed_entry_links_only_to_a_web_address(link: str) -> None:
     assert parsed.papers[0].link in (None, "https://e.org/x")
 
 
+@pytest.mark.parametrize(
+    ("identifier", "doi"),
+    [
+        ("doi:10.1101/286609", "10.1101/286609"),
+        ("https://doi.org/10.1093/Zool/zlab078", "10.1093/zool/zlab078"),
+        ("10.1038/d415&#11;86-024", None),  # a vertical tab spliced in
+        ("10.1038/d415 86-024", None),
+        ("pmid:34929406", None),
+        ("10.1101", None),
+    ],
+)
+def test_a_feed_entry_has_a_doi_only_when_it_is_one(identifier: str, doi: str | None) -> None:
+    feed = FEED.replace("<guid>g</guid>", f"<dc:identifier>{identifier}</dc:identifier>")
+    feed = feed.replace("<rss ", "<rss xmlns:dc='http://purl.org/dc/elements/1.1/' ")
+    parsed = read(feed.format("").encode())
+    assert isinstance(parsed, ParsedListing)
+    assert parsed.papers[0].doi == doi
+
+
 # -- nothing is read because of a name in a listing ----------------------------------------------
 
 SECRET_FEED = (
@@ -284,6 +311,35 @@ def test_external_entities_are_never_read(tmp_path: Path, closed: bool) -> None:
         "<description>&xxe;</description></item>" + ("</channel></rss>" if closed else "<item>")
     )
     assert "SECRET-CONTENT" not in repr(read(feed.encode()))
+
+
+PUBMED = (
+    '<?xml version="1.0"?><!DOCTYPE PubmedArticleSet [{}]><PubmedArticleSet><PubmedArticle>'
+    "<MedlineCitation><PMID>1</PMID><Article><ArticleTitle>A &e; title</ArticleTitle></Article>"
+    "</MedlineCitation></PubmedArticle></PubmedArticleSet>"
+)
+
+
+@pytest.mark.parametrize(
+    "entity", ['<!ENTITY e SYSTEM "file:///etc/passwd">', '<!ENTITY e "lol">', '<!eNtItY e "x">']
+)
+def test_pubmed_xml_that_declares_entities_is_refused(entity: str) -> None:
+    assert read(PUBMED.format(entity).encode()) == (
+        "PubMed XML that declares entities of its own is refused"
+    )
+
+
+def test_a_cut_off_pubmed_answer_keeps_the_articles_before_the_cut() -> None:
+    whole = CASES["pubmed_efetch_2019.xml"]
+    third = whole.index(b"<PubmedArticle>", whole.index(b"</PubmedArticle>") + 20)
+    parsed = read(whole[: third + 200])
+    assert isinstance(parsed, ParsedListing)
+    assert [p.link for p in parsed.papers] == [
+        "https://pubmed.ncbi.nlm.nih.gov/30919711/",
+        "https://pubmed.ncbi.nlm.nih.gov/27981638/",
+    ]
+    assert parsed.problems[0].startswith("XML is cut off or malformed (no element found")
+    assert parsed.problems[0].endswith("kept the 2 articles read before it")
 
 
 def test_entities_that_expand_exponentially_stay_small() -> None:
@@ -443,6 +499,24 @@ GROWING: dict[str, tuple[Callable[[int, int], bytes], int]] = {
     "escaped html nesting": (rss(lambda n: "&lt;b&gt;" * n + "x" + "&lt;/b&gt;" * n), 500),
     "comment openers in a feed": (rss(lambda n: "&lt;!--" * n), 500),
     "less-than signs": (lambda n, run: f"<{run}".encode() + b"<" * n, 1000),
+    "pubmed articles": (
+        lambda n, run: (
+            "<PubmedArticleSet>"
+            + f"<PubmedArticle><MedlineCitation><PMID>{run}</PMID><Article><ArticleTitle>T"
+            "</ArticleTitle></Article></MedlineCitation></PubmedArticle>"
+            * n
+            + "</PubmedArticleSet>"
+        ).encode(),
+        50,
+    ),
+    "biorxiv records": (
+        lambda n, run: (
+            '{"messages": [], "collection": ['
+            + ",".join([f'{{"title": "T{run}", "doi": "10.1101/{run}"}}'] * n)
+            + "]}"
+        ).encode(),
+        50,
+    ),
 }
 
 

@@ -8,6 +8,7 @@ parser; here the whole way into the store)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -28,6 +29,7 @@ from bot.store.database import _alembic_config
 from bot.store.tables import PaperTable
 from tests.conftest import ROOT, SEEDS, Clock
 from tests.core.test_listings import mangled
+from tests.listing_cases import expected_path
 
 CASES = ROOT / "tests" / "data" / "listings"
 
@@ -118,6 +120,37 @@ def test_partly_bad_file_keeps_good_entries_and_reports_the_bad(database: Databa
     (file,) = report.files
     assert (file.status, file.new) == ("ingested", 2)
     assert "entry #02 at line 6" in (file.error or "")
+
+
+@pytest.mark.parametrize(
+    ("case", "listing_format"),
+    [
+        ("biorxiv_api_details.json", "biorxiv-api"),
+        ("pubmed_efetch_2019.xml", "pubmed-xml"),
+        ("journal_tandf_rss10.xml", "feed"),
+        ("pubmed_rss20_search.xml", "feed"),
+    ],
+)
+def test_papers_beyond_arxiv_are_stored_with_their_links_and_journals(
+    database: Database, case: str, listing_format: str
+) -> None:
+    expected = json.loads(expected_path(CASES / case).read_text())["papers"]
+    report = ingest.ingest_paths(database, [CASES / case])
+    (file,) = report.files
+    assert (file.status, file.format, file.new) == ("ingested", listing_format, len(expected))
+    with database.session() as session:
+        stored = papers.all_papers(session)
+    assert sorted((p.link, p.doi, p.journal_ref) for p in stored) == sorted(
+        (p["link"], p["doi"], p.get("journal_ref")) for p in expected
+    )
+
+
+def test_a_pubmed_esearch_answer_fails_saying_what_to_fetch(database: Database) -> None:
+    (file,) = ingest.ingest_paths(database, [CASES / "pubmed_esearch.json"]).files
+    assert file.status == "failed"
+    assert "esearch answer (32 PMIDs) holds ids, not papers: fetch them with efetch" in (
+        file.error or ""
+    )
 
 
 def test_inbox_rules(database: Database, tmp_path: Path, clock: Clock) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from bot.core.listings import abstracts, email, feeds, numbered
+from bot.core.listings import abstracts, biorxiv, email, feeds, numbered, pubmed
 from bot.core.listings.base import ListingError, ParsedListing, decode_text, within_store_bounds
 
 __all__ = ["FORMATS", "ListingError", "ParsedListing", "parse_listing"]
@@ -17,6 +17,8 @@ FORMATS = (
     feeds.ARXIV_RDF,
     feeds.ARXIV_API,
     feeds.GENERIC,
+    biorxiv.FORMAT,
+    pubmed.FORMAT,
 )
 
 
@@ -29,7 +31,13 @@ def parse_listing(data: bytes, *, source: str, file_date: date | None = None) ->
     text, problems = decode_text(data)
     if not text.strip():
         raise ListingError("empty file")
-    if feeds.looks_like(text):
+    if pubmed.is_esearch(text):
+        raise pubmed.refuse_esearch(text)
+    if biorxiv.looks_like(text):
+        result = biorxiv.parse(text, source=source)
+    elif pubmed.looks_like(text):
+        result = pubmed.parse(text, source=source)
+    elif feeds.looks_like(text):
         result = feeds.parse(data, source=source)
     elif numbered.looks_like(text):
         result = numbered.parse(text, source=source)
@@ -41,7 +49,8 @@ def parse_listing(data: bytes, *, source: str, file_date: date | None = None) ->
         first = text.strip().split("\n", 1)[0][:60]
         raise ListingError(
             f"unrecognised listing format (first line {first!r}); expected a numbered listing, "
-            "an abstract-only listing, an arXiv mailing or an RSS/Atom feed"
+            "an abstract-only listing, an arXiv mailing, an RSS/Atom feed, PubMed XML or a "
+            "bioRxiv/medRxiv API answer"
         )
     papers, out_of_bounds = within_store_bounds(result.papers)
     if not result.papers and not result.problems:

@@ -6,7 +6,8 @@ import codecs
 import re
 from dataclasses import dataclass, field
 
-from bot.core.paper import Paper
+from bot.core.paper import Paper, normalise_doi
+from bot.core.text import printable
 
 # What the store keeps of a paper's identity (bot/store/tables.py; a test holds the two in step):
 # an entry beyond them names no real paper, and PostgreSQL would refuse the whole file for it.
@@ -97,3 +98,12 @@ def within_store_bounds(papers: list[Paper]) -> tuple[list[Paper], list[str]]:
             continue
         kept.append(paper.with_changes(doi=None) if len(paper.doi or "") > DOI_MAX else paper)
     return kept, problems
+
+
+def read_doi(text: str) -> str | None:
+    """'doi:10.1101/286609' -> '10.1101/286609'; None for text that is no DOI (no '10.' prefix,
+    no slash, or a space, tab or line end inside, as a damaged file may put there)."""
+    doi = normalise_doi(printable(text))
+    if not doi or not doi.startswith("10.") or "/" not in doi:
+        return None
+    return None if any(c.isspace() for c in doi) else doi

@@ -13,8 +13,9 @@ from typing import Any
 
 import feedparser
 
-from bot.core.authors import parse_authors
-from bot.core.listings.base import ListingError, ParsedListing
+from bot.core.authors import is_surname_first, parse_authors, parse_surname_first
+from bot.core.listings import biorxiv, journals
+from bot.core.listings.base import ListingError, ParsedListing, read_doi
 from bot.core.paper import (
     AnnounceType,
     Paper,
@@ -110,6 +111,8 @@ def _tags(entry: Entry) -> list[str]:
 
 def _author_names(entry: Entry) -> tuple[tuple[str, ...], int]:
     names = [_text(a, "name") for a in _items(entry, "authors") if _text(a, "name")]
+    if names and all(is_surname_first(name) for name in names):  # bioRxiv: 'Kumar, V. G.'
+        return parse_surname_first(names)
     if len(names) == 1:  # one string of comma-separated names (dc:creator)
         return parse_authors(names[0])
     return parse_authors(", ".join(names)) if names else ((), 0)
@@ -205,32 +208,66 @@ def _link(value: str) -> str | None:
     return None if any(c.isspace() for c in link) else link
 
 
-def _generic(entry: Entry, source: str, channel: date | None) -> Paper:
+def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Paper:
     title = clean_text(_text(entry, "title"), html_input=True)
     summary = _text(entry, "summary")
     if contents := _items(entry, "content"):
-        summary = max((_text(c, "value") for c in contents), key=len, default=summary)
+        summary = max([summary, *(_text(c, "value") for c in contents)], key=len)
     if not title:
         raise ValueError("entry without a title")
-    link = _link(_text(entry, "link"))
+    link = journals.pubmed_link(_text(entry, "id")) or _link(_text(entry, "link"))
     identity = find_arxiv_id(link) if link and "arxiv.org" in link else None
-    doi = printable(_text(entry, "prism_doi") or _text(entry, "dc_identifier")) or None
-    if doi and not str(doi).lower().startswith(("10.", "doi:", "https://doi.org/")):
-        doi = None
+    version = identity[1] if identity else journals.preprint_version(link or "")
     authors, more = _author_names(entry)
+    abstract = journals.abstract(summary, title)
+    journal_ref = _journal_ref(entry, title, feed)
+    preprint = bool(link and journals.is_preprint_server(link))
+    preprint_subjects = biorxiv.feed_categories(_text(feed, "title")) if preprint else ()
+    if found := journals.sciencedirect(abstract):
+        abstract, journal_ref = "", found[0]
+        authors, more = parse_authors(found[1]) if found[1] else (authors, more)
     return Paper(
         title=title,
-        abstract=clean_text(summary, html_input=True),
+        abstract=abstract,
         source=source,
         arxiv_id=identity[0] if identity else None,
-        version=identity[1] if identity else None,
-        doi=normalise_doi(doi),
+        version=version,
+        doi=_doi(entry),
+        announce_type=_preprint_announce(version) if not identity else AnnounceType.UNKNOWN,
         authors=authors,
         more_authors=more,
-        categories=keep_categories(_tags(entry)),
+        categories=keep_categories([*_tags(entry), *preprint_subjects]),
         announced=_entry_date(entry, channel),
         link=link,
+        journal_ref=None if preprint else journal_ref,
     )
+
+
+def _doi(entry: Entry) -> str | None:
+    """PRISM's doi, else a Dublin Core identifier that is one ('doi:10.1101/286609'; PubMed's
+    feeds also give 'pmid:34929406', and feedparser keeps the last identifier)."""
+    for found in (_text(entry, "prism_doi"), _text(entry, "dc_identifier"), _text(entry, "id")):
+        if doi := read_doi(found):
+            return doi
+    return None
+
+
+def _journal_ref(entry: Entry, title: str, feed: Any) -> str | None:
+    names = [
+        _text(entry, "prism_publicationname"),
+        _text(feed, "prism_publicationname"),
+        _text(entry, "dc_source"),
+    ]
+    pages = (_text(entry, "prism_startingpage"), _text(entry, "prism_endingpage"))
+    volume, issue = _text(entry, "prism_volume"), _text(entry, "prism_number")
+    return journals.journal_reference(names, title, volume, issue, pages)
+
+
+def _preprint_announce(version: int | None) -> AnnounceType:
+    """A preprint server's version tells new from replaced, as arXiv's does."""
+    if version is None:
+        return AnnounceType.UNKNOWN
+    return AnnounceType.NEW if version == 1 else AnnounceType.REPLACE
 
 
 def _kind(parsed: Any) -> tuple[str, Callable[[Entry, str, date | None], Paper]]:
@@ -246,7 +283,7 @@ def _kind(parsed: Any) -> tuple[str, Callable[[Entry, str, date | None], Paper]]
         _mapping(e, "arxiv_primary_category") for e in entries
     ):
         return ARXIV_API, _arxiv_api
-    return GENERIC, _generic
+    return GENERIC, lambda entry, source, channel: _generic(entry, source, channel, parsed.feed)
 
 
 _ROOT_END = re.compile(rb"</\s*(?:[\w-]+:)?(?:rss|feed|RDF)\s*>\s*(?:<!--.*?-->\s*)*$", re.S)

@@ -1,0 +1,139 @@
+"""bioRxiv and medRxiv API answers (api.biorxiv.org `details/<server>/<interval>`): JSON with a
+`messages` header and a `collection` of records, one for each version posted in the interval.
+
+A record's DOI carries no version; `version` and the other numbers are strings; `authors` is one
+string of "Surname, I." names separated by "; "; `published` is "NA" or the journal version's DOI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from typing import Any
+
+from bot.core.authors import parse_surname_first
+from bot.core.listings.base import ListingError, ParsedListing, read_doi
+from bot.core.paper import AnnounceType, Paper
+from bot.core.text import clean_text, printable
+
+FORMAT = "biorxiv-api"
+SERVERS = ("biorxiv", "medrxiv")
+# How far into the file the record keys must show: the header is a few hundred characters.
+_HEAD = 4096
+
+
+def looks_like(text: str) -> bool:
+    head = text.lstrip()[:_HEAD]
+    return head.startswith("{") and '"messages"' in head and '"collection"' in text[:65536]
+
+
+def _string(record: dict[str, Any], key: str) -> str:
+    value = record.get(key)
+    return printable(str(value)).strip() if isinstance(value, str | int) else ""
+
+
+_NOT_A_SLUG = re.compile(r"[^a-z]+")
+
+
+def category(server: str, subject: str) -> str | None:
+    """'bioRxiv', 'Animal Behavior and Cognition' -> 'biorxiv.animal-behavior-and-cognition': the
+    server's name keeps its subject collections apart from arXiv's categories and from each other's,
+    and the shape is the one `cat:` reads (`cat:biorxiv.neuroscience`, `cat:medrxiv`)."""
+    name = server.lower()
+    slug = _NOT_A_SLUG.sub("-", subject.lower()).strip("-")
+    return f"{name}.{slug}" if name in SERVERS and slug else None
+
+
+# bioRxiv's subject collections, as its subject feeds title them.
+BIORXIV_SUBJECTS = frozenset(
+    (
+        "animal behavior and cognition", "biochemistry", "bioengineering", "bioinformatics",
+        "biophysics", "cancer biology", "cell biology", "clinical trials", "developmental biology",
+        "ecology", "epidemiology", "evolutionary biology", "genetics", "genomics", "immunology",
+        "microbiology", "molecular biology", "neuroscience", "paleontology", "pathology",
+        "pharmacology and toxicology", "physiology", "plant biology",
+        "scientific communication and education", "synthetic biology", "systems biology",
+        "zoology",
+    )
+)  # fmt: skip
+_SUBJECT_FEED = re.compile(r"^bioRxiv Subject Collection:\s*(?P<subject>.+)$", re.I)
+
+
+def feed_categories(feed_title: str) -> tuple[str, ...]:
+    """The category of a feed of one subject ('bioRxiv Subject Collection: Neuroscience' ->
+    biorxiv.neuroscience): its items carry no subject of their own (prism:section is empty), so
+    a feed of all subjects, or of several ('Genomics Bioinformatics'), gives none."""
+    match = _SUBJECT_FEED.match(feed_title.strip())
+    subject = " ".join(match["subject"].lower().split()) if match else ""
+    kept = category("bioRxiv", subject) if subject in BIORXIV_SUBJECTS else None
+    return (kept,) if kept else ()
+
+
+def _announced(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _paper(record: dict[str, Any], source: str) -> Paper:
+    title = clean_text(_string(record, "title"), html_input=True, tex=False)
+    if not title:
+        raise ValueError("no title")
+    doi = read_doi(_string(record, "doi"))
+    if not doi:
+        raise ValueError(f"no DOI ({_string(record, 'doi')[:40]!r})")
+    version_text = _string(record, "version")
+    version = int(version_text) if version_text.isdigit() and len(version_text) < 6 else None
+    authors, more = parse_surname_first(_string(record, "authors").split(";"))
+    server = _string(record, "server") or "bioRxiv"
+    published = read_doi(_string(record, "published"))
+    kept = category(server, _string(record, "category"))
+    return Paper(
+        title=title,
+        abstract=clean_text(_string(record, "abstract"), html_input=True, tex=False),
+        source=source,
+        version=version,
+        doi=doi,
+        announce_type=AnnounceType.NEW if version == 1 else AnnounceType.REPLACE,
+        authors=authors,
+        more_authors=more,
+        categories=(kept,) if kept else (),
+        announced=_announced(_string(record, "date")),
+        link=f"https://doi.org/{doi}",
+        journal_ref=f"published: {published}" if published else None,
+    )
+
+
+def _answer(text: str) -> dict[str, Any]:
+    try:
+        answer = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ListingError(f"not a readable bioRxiv API answer: {error}") from None
+    if not isinstance(answer, dict) or not isinstance(answer.get("collection"), list):
+        raise ListingError("JSON, but not a bioRxiv API answer (no 'collection' list)")
+    return answer
+
+
+def _status(answer: dict[str, Any]) -> str:
+    messages = answer.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages else {}
+    return _string(first, "status") if isinstance(first, dict) else ""
+
+
+def parse(text: str, *, source: str) -> ParsedListing:
+    answer = _answer(text)
+    records = answer["collection"]
+    if not records:
+        raise ListingError(f"bioRxiv API answer without papers (status {_status(answer)[:80]!r})")
+    papers: list[Paper] = []
+    problems: list[str] = []
+    for number, record in enumerate(records, start=1):
+        try:
+            if not isinstance(record, dict):
+                raise ValueError("not a record")
+            papers.append(_paper(record, source))
+        except ValueError as error:
+            problems.append(f"record {number}: {error}")
+    return ParsedListing(FORMAT, papers, problems)
