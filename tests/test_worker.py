@@ -42,6 +42,26 @@ def accepted(server: FakeTelegram) -> list[tuple[int, str]]:
     return [(int(c.params["chat_id"]), c.params["text"]) for c in calls if c.ok]
 
 
+def both_beating(database: Database) -> bool:
+    """Two processes alive, each having beaten since the other started: each counts two, and
+    takes half of a burst."""
+    with database.engine.connect() as connection:
+        count, seen, started = connection.exec_driver_sql(
+            "SELECT count(*), min(seen_at), max(started_at) FROM process"
+        ).one()
+    return bool(count == 2 and seen > started)
+
+
+def holders(database: Database, pids: dict[str, int]) -> dict[str, set[int]]:
+    """The chats each process (by name) holds a claim on now, from the chats' rows."""
+    with database.engine.connect() as connection:
+        rows = connection.exec_driver_sql("SELECT id, busy_by FROM chat").all()
+    return {
+        name: {chat for chat, by in rows if by and by.split(":")[1] == str(pid)}
+        for name, pid in pids.items()
+    }
+
+
 @pytest.mark.chaos
 async def test_run_and_a_worker_share_the_work_and_survive_a_kill(
     tmp_path: Path, server: FakeTelegram
@@ -54,12 +74,17 @@ async def test_run_and_a_worker_share_the_work_and_survive_a_kill(
         name: start(tmp_path, server, POSTGRES_URL, name, name, **LEASE)
         for name in ("run", "worker")
     }
-    drop_seeds(tmp_path)
     database = Database.open(POSTGRES_URL)
     try:
+        # both beating before the listing comes: each then takes its half of the burst
+        await server.wait_for(lambda: both_beating(database), timeout=60)
+        drop_seeds(tmp_path)
         await server.wait_for(lambda: len(accepted(server)) >= 60, timeout=60)
         processes["worker"].kill()
         processes["worker"].wait(timeout=30)
+        killed_at = len(server.calls)
+        held_by = holders(database, {name: p.pid for name, p in processes.items()})
+        assert held_by["worker"] and held_by["run"], held_by
         with database.session() as session:
             in_flight = {
                 (row.chat_id, row.paper_id)
@@ -92,6 +117,16 @@ async def test_run_and_a_worker_share_the_work_and_survive_a_kill(
     assert repeated <= {(chat, title_of[paper]) for chat, paper in in_flight}  # only in flight
     refused = [c for c in server.calls_to("sendMessage") if not c.ok]
     assert refused == []  # together within Telegram's limits: no 429
+    # the survivor took the killed one's chats once their lease ran out, in the middle of its
+    # own round (its chats' messages went on after), not after it
+    after = [
+        int(c.params["chat_id"])
+        for c in server.calls[killed_at:]
+        if c.method == "sendMessage" and c.ok
+    ]
+    first_taken = min(i for i, chat in enumerate(after) if chat in held_by["worker"])
+    last_own = max(i for i, chat in enumerate(after) if chat in held_by["run"])
+    assert first_taken < last_own, (first_taken, last_own)
     run_log = (tmp_path / "run.log").read_text()
     assert re.search(r"delivery: [1-9]\d* papers sent", run_log)  # the survivor finished
     for name in ("run", "worker"):
