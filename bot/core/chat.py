@@ -31,6 +31,10 @@ class Chat:
     digest_style: DigestStyle = DigestStyle.COMPACT
     digest_abstracts: int = DIGEST_ABSTRACTS
     digest_page: int = DIGEST_PAGE
+    digest_weekday: int = 0  # weekly mode's day: 0 Monday .. 6 Sunday
+    quiet_from: str | None = None  # quiet hours, local HH:MM to HH:MM (None: none)
+    quiet_to: str | None = None
+    quiet_silent: bool = False  # in the window: sent without a notification, not held
 
 
 @dataclass(frozen=True)

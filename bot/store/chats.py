@@ -26,6 +26,10 @@ CHAT_SETTINGS = frozenset(
         "digest_style",
         "digest_abstracts",
         "digest_page",
+        "digest_weekday",
+        "quiet_from",
+        "quiet_to",
+        "quiet_silent",
     }
 )
 

@@ -88,6 +88,10 @@ class ChatTable(SQLModel, table=True):
     digest_style: str = Field(default=DigestStyle.COMPACT.value, max_length=10)
     digest_abstracts: int = DIGEST_ABSTRACTS  # compact digests: papers shown with their abstract
     digest_page: int = DIGEST_PAGE  # papers a digest lists before its "more" button
+    digest_weekday: int = 0  # weekly mode's day: 0 Monday .. 6 Sunday
+    quiet_from: str | None = Field(default=None, max_length=5)  # HH:MM, local; None: no quiet hours
+    quiet_to: str | None = Field(default=None, max_length=5)
+    quiet_silent: bool = False  # in the window: send without a notification instead of holding
     # the process sending to the chat now, and until when its claim holds unless renewed
     busy_by: str | None = Field(default=None, sa_column=Column(Text))
     busy_until: datetime | None = None
