@@ -87,8 +87,13 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
         ("/add", "Usage: <code>/subscribe FILTER</code> (follow a filter)"),
         ("/preview", "Usage: <code>/preview FILTER</code> "
                      "(what a filter matches, without saving it)"),
-        ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest</code> "
-                            "(each paper at once, or a daily digest)"),
+        ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest|weekly [DAY]"
+                            "</code> (each paper at once, a daily digest, or a weekly one (on "
+                            "Mondays, or DAY: fri))"),
+        ("/mode weekly someday", "<code>someday</code> is not a day of the week.\nUsage: <code>"
+                                 "/mode instant|digest|weekly [DAY]</code> (each paper at once, "
+                                 "a daily digest, or a weekly one (on Mondays, or DAY: fri))\n"
+                                 "Days: mon, tue, wed, thu, fri, sat, sun, or their full names."),
         ("/time 25:99", "<code>25:99</code> is not a time. Digest time now: 08:00 (UTC).\n"
                         "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
                         "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
@@ -146,6 +151,27 @@ async def test_a_bad_filter_is_shown_with_a_caret(
     [
         (["/mode instant"], "Instant: each matching paper comes as soon as its listing arrives."),
         (["/mode DIGEST"], "Digest: one message a day; the next at Fri 23 Oct 08:00 (UTC)."),
+        (["/mode weekly"], "Weekly: one digest a week, on Mondays at 08:00; the next at "
+                           "Mon 26 Oct 08:00 (UTC)."),
+        (["/mode Weekly fri"], "Weekly: one digest a week, on Fridays at 08:00; the next at "
+                               "Fri 23 Oct 08:00 (UTC)."),
+        (["/mode weekly THURSDAY"], "Weekly: one digest a week, on Thursdays at 08:00; the next "
+                                    "at Thu 29 Oct 08:00 (UTC)."),
+        (["/time 13:00", "/mode weekly thu"], "Weekly: one digest a week, on Thursdays at "
+                                              "13:00; the next at Thu 22 Oct 13:00 (UTC)."),
+        (["/timezone Pacific/Auckland", "/mode weekly fri"], "Weekly: one digest a week, on "
+                                                             "Fridays at 08:00; the next at Fri "
+                                                             "23 Oct 08:00 (Pacific/Auckland)."),
+        (["/mode weekly sun", "/mode what"], "Mode now: weekly, on Sundays at 08:00.\nUsage: "
+                                             "<code>/mode instant|digest|weekly [DAY]</code> "
+                                             "(each paper at once, a daily digest, or a weekly "
+                                             "one (on Mondays, or DAY: fri))"),
+        (["/mode weekly", "/mode digest"], "Digest: one message a day; the next at Fri 23 Oct "
+                                           "08:00 (UTC)."),
+        (["/mode weekly", "/time 13:15"], "Digest time set to 13:15; the next at Mon 26 Oct "
+                                          "13:15 (UTC)."),
+        (["/mode weekly wed", "/pause", "/resume"], "Resumed. What was kept comes at Wed 28 Oct "
+                                                    "08:00 (UTC)."),
         (["/time 7.30"], "Digest time set to 07:30; the next at Fri 23 Oct 07:30 (UTC)."),
         (["/time 7"], "Digest time set to 07:00; the next at Fri 23 Oct 07:00 (UTC)."),
         (["/time 7pm"], "Digest time set to 19:00; the next at Thu 22 Oct 19:00 (UTC)."),
@@ -703,3 +729,20 @@ async def test_a_category_arxiv_does_not_have_is_saved_with_a_warning(runtime: R
             f"<code>{archives.lower()}</code> (not saved; /subscribe saves it)\n"
             "It matches nothing in the last 7 announcement days."
         )
+
+
+async def test_status_of_a_weekly_chat_names_its_day(runtime: Runtime) -> None:
+    await say(runtime, "/subscribe KV-cache")
+    await say(runtime, "/mode weekly")
+    status = await say(runtime, "/status")
+    assert "\nMode: weekly, on Mondays at 08:00\n" in status
+    assert "\nNext digest: Mon 26 Oct 08:00 (UTC)" in status
+
+
+async def test_digest_sends_what_waits_for_a_weekly_chat(runtime: Runtime, clock: Clock) -> None:
+    await say(runtime, "/subscribe KV-cache")
+    await say(runtime, "/mode weekly fri")
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    assert await say(runtime, "/digest") == "That was everything waiting: 2 papers."
+    assert await say(runtime, "/digest") == "Nothing is waiting for you right now."

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from bot.commands.replies import Reply, Usage, local_time
+from bot.commands.replies import Reply, Usage, local_time, weekly_when
 from bot.core.buttons import stop_buttons
 from bot.core.chat import Chat
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import escape, plural
-from bot.core.states import ChatMode
+from bot.core.states import DIGESTS, ChatMode
 from bot.service.app import ChatReport, Paperbot, feed_line
 
 
@@ -26,10 +26,11 @@ async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
 
 async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     report = app.report(chat)
-    found, digest = report.found, chat.mode is ChatMode.DIGEST
+    found, digest = report.found, chat.mode in DIGESTS
+    when = weekly_when(chat) if chat.mode is ChatMode.WEEKLY else f"digest at {chat.digest_time}"
     lines = [
         f"Filters: {found.filters} (/list)",
-        f"Mode: {chat.mode}" + (f", digest at {chat.digest_time}" if digest else ""),
+        f"Mode: {chat.mode}" + (f", {when}" if digest else ""),
         f"Time zone: {chat.timezone}",
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),

@@ -3,24 +3,37 @@
 
 from __future__ import annotations
 
-from bot.commands.replies import Reply, Usage, echo, local_time
+from bot.commands.replies import Reply, Usage, echo, local_time, weekly_when
 from bot.core.chat import Chat
 from bot.core.render import escape, plural
-from bot.core.schedule import parse_digest_time
+from bot.core.schedule import parse_digest_time, parse_weekday
 from bot.core.states import ChatMode, DigestStyle
 from bot.core.zones import ZoneUnknown
 from bot.service.app import DigestSent, NothingWaiting, Paperbot, Paused
 
 LAYOUT_LIMITS = {"abstracts": (0, 30), "page": (5, 100)}  # what /layout accepts
+DAYS_HINT = "Days: mon, tue, wed, thu, fri, sat, sun, or their full names."
 
 
 async def mode(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
-    choice = args.strip().lower()
-    if choice not in tuple(ChatMode):
-        return Usage(f"Mode now: {chat.mode}.")
-    chat = app.change(chat, mode=ChatMode(choice))
-    if choice == ChatMode.INSTANT:
+    match args.lower().split():
+        case [ChatMode.INSTANT | ChatMode.DIGEST as choice]:
+            chat = app.change(chat, mode=ChatMode(choice))
+        case [ChatMode.WEEKLY, *day] if len(day) <= 1:
+            weekday = parse_weekday(day[0]) if day else 0
+            if weekday is None:
+                return Usage(f"<code>{echo(day[0])}</code> is not a day of the week.", DAYS_HINT)
+            chat = app.change(chat, mode=ChatMode.WEEKLY, digest_weekday=weekday)
+        case _:
+            weekly = f", {weekly_when(chat)}" if chat.mode is ChatMode.WEEKLY else ""
+            return Usage(f"Mode now: {chat.mode}{weekly}.")
+    if chat.mode is ChatMode.INSTANT:
         return Reply("Instant: each matching paper comes as soon as its listing arrives.")
+    if chat.mode is ChatMode.WEEKLY:
+        return Reply(
+            f"Weekly: one digest a week, {weekly_when(chat)}; the next at "
+            f"{_next_digest(app, chat)}."
+        )
     return Reply(f"Digest: one message a day; the next at {_next_digest(app, chat)}.")
 
 
@@ -36,7 +49,7 @@ async def time_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
             now = f"<code>{echo(args.strip())}</code> is not a time. {now}"
         return Usage(now, "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30.")
     chat = app.change(chat, digest_time=chosen)
-    note = "" if chat.mode is ChatMode.DIGEST else " (used in digest mode: /mode digest)"
+    note = " (used in digest mode: /mode digest)" if chat.mode is ChatMode.INSTANT else ""
     return Reply(f"Digest time set to {chosen}; the next at {_next_digest(app, chat)}{note}.")
 
 

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from bot.core.buttons import Button
 from bot.core.chat import Chat
 from bot.core.render import escape, fit
+from bot.core.schedule import WEEKDAYS
 from bot.core.text import printable
 from bot.service.app import BadFilter, Paperbot
 
@@ -113,3 +114,8 @@ def not_stored(arxiv_ids: list[str], then: str) -> str:
 def local_time(due: datetime, chat: Chat) -> str:
     """A moment as the chat reads it: 'Fri 23 Oct 08:00 (Europe/Berlin)'."""
     return f"{due.astimezone(ZoneInfo(chat.timezone)):%a %-d %b %H:%M} ({chat.timezone})"
+
+
+def weekly_when(chat: Chat) -> str:
+    """When a weekly chat's digest comes: 'on Mondays at 08:00'."""
+    return f"on {WEEKDAYS[chat.digest_weekday]}s at {chat.digest_time}"

@@ -530,15 +530,38 @@ def _page(
     return outgoing
 
 
-def digest_title(today: date, announced: Iterable[date | None] = ()) -> str:
+def digest_title(
+    today: date, announced: Iterable[date | None] = (), *, weekly: bool = False
+) -> str:
     """The digest's title names the announcement its papers came from (a digest read a day
-    late, or after a quiet weekend, says which day it covers), else the day it was sent."""
+    late, or after a quiet weekend, says which day it covers), else the day it was sent; a
+    weekly digest's names the span of announcement days it covers."""
     days = sorted({day for day in announced if day})
+    if weekly:
+        return _weekly_title(today, days)
     if not days:
         return f"Your digest, {today:%-d %b %Y}"
     if len(days) == 1:
         return f"Your digest: the {days[0]:%-d %b %Y} announcement"
     return f"Your digest: announcements of {days[0]:%-d %b} to {days[-1]:%-d %b %Y}"
+
+
+def _weekly_title(today: date, days: list[date]) -> str:
+    if not days:
+        return f"Your weekly digest, {today:%-d %b %Y}"
+    if len(days) == 1:
+        return f"Your weekly digest: the {days[0]:%-d %b %Y} announcement"
+    return f"Your weekly digest: announcements of {day_span(days[0], days[-1])}"
+
+
+def day_span(first: date, last: date) -> str:
+    """Two days as a span, saying the month and year once where they are shared:
+    '1–5 Dec 2026', '30 Nov – 4 Dec 2026', '29 Dec 2026 – 2 Jan 2027'."""
+    if (first.year, first.month) == (last.year, last.month):
+        return f"{first:%-d}–{last:%-d %b %Y}"
+    if first.year == last.year:
+        return f"{first:%-d %b} – {last:%-d %b %Y}"
+    return f"{first:%-d %b %Y} – {last:%-d %b %Y}"
 
 
 def empty_digest_line(arrived: int) -> str:

@@ -8,10 +8,15 @@ from enum import StrEnum
 
 
 class ChatMode(StrEnum):
-    """How a chat gets its papers: each as it arrives, or one digest a day at its hour."""
+    """How a chat gets its papers: each as it arrives, or one digest a day at its hour, or one
+    a week, on its day at its hour."""
 
     INSTANT = "instant"
     DIGEST = "digest"
+    WEEKLY = "weekly"
+
+
+DIGESTS = (ChatMode.DIGEST, ChatMode.WEEKLY)  # modes whose papers wait for the chat's digest
 
 
 class DigestStyle(StrEnum):

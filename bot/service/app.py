@@ -20,7 +20,7 @@ from bot.config import Settings
 from bot.core.buttons import Keyboard
 from bot.core.chat import Chat, Filter
 from bot.core.query import FilterKind, FilterRules, kind_of
-from bot.core.schedule import next_due
+from bot.core.schedule import next_digest_due
 from bot.core.zones import ZoneFound, ZoneUnknown, read_timezone
 from bot.embedding import load_embedding
 from bot.sender import Sender
@@ -183,7 +183,7 @@ class Paperbot:
         return self.change(chat, timezone=found.zone), found
 
     def next_digest(self, chat: Chat) -> datetime:
-        return next_due(self.clock(), chat.digest_time, chat.timezone)
+        return next_digest_due(chat, self.clock())
 
     def report(self, chat: Chat) -> ChatReport:
         likes, dislikes = feedback.counts(self.database, chat_id=chat.id)

@@ -4,9 +4,10 @@ same): the processes alive, the rows waiting by state, and how late the oldest w
 
 A row is late once it could have gone and has not:
 * an instant chat's row from when it was planned: it is due at once;
-* a digest chat's rows from the first digest time after the chat's last digest, once that time
-  has passed and the digest has not gone: they wait for their hour by design, and rows planned
-  after it has passed wait for the next one unless the overdue digest carries them;
+* a digest chat's rows from the first digest time after the chat's last digest (a weekly
+  chat's: the first of its weekly times), once that time has passed and the digest has not
+  gone: they wait for their hour by design, and rows planned after it has passed wait for the
+  next one unless the overdue digest carries them;
 * a paused chat's rows, and an inactive one's, are not waiting for anything.
 """
 
@@ -19,8 +20,8 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.core.chat import Chat
-from bot.core.schedule import next_due
-from bot.core.states import ChatMode
+from bot.core.schedule import next_digest_due
+from bot.core.states import DIGESTS, ChatMode
 from bot.service.processes import ALIVE_WITHIN
 from bot.store import Database, chats, deliveries, leases
 
@@ -63,8 +64,8 @@ def _overdue_digests(subscribed: list[Chat], now: datetime) -> dict[datetime, li
     """Digest chats whose digest hour has passed since their last digest, by that hour."""
     overdue: dict[datetime, list[int]] = defaultdict(list)
     for chat in subscribed:
-        if chat.mode is ChatMode.DIGEST:
-            due = next_due(chat.last_digest_at, chat.digest_time, chat.timezone)
+        if chat.mode in DIGESTS:
+            due = next_digest_due(chat, chat.last_digest_at)
             if due <= now:
                 overdue[due].append(chat.id)
     return overdue

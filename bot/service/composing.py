@@ -26,6 +26,7 @@ from bot.core.compose import (
 )
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
+from bot.core.states import ChatMode
 from bot.memory import cycles_uncollected
 from bot.service.ranking import Ranker
 from bot.store import Database, deliveries, filters, papers
@@ -105,5 +106,6 @@ class Composer:
             return Digest(line=empty_digest_line(arrived))
         listed = self._read(chat.id, rows)
         items = Matches(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
-        title = digest_title(now.date(), [paper.announced for paper in items.papers])
+        announced = [paper.announced for paper in items.papers]
+        title = digest_title(now.date(), announced, weekly=chat.mode is ChatMode.WEEKLY)
         return Digest(compose_digest(items, title, Layout.of(chat)))

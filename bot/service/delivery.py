@@ -39,8 +39,8 @@ from bot.core.compose import (
 )
 from bot.core.query import FilterRules
 from bot.core.render import plural, render_fitting
-from bot.core.schedule import last_due
-from bot.core.states import ChatMode, Status
+from bot.core.schedule import last_digest_due
+from bot.core.states import DIGESTS, ChatMode, Status
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
 from bot.service.composing import Composer
@@ -196,9 +196,9 @@ class Postman:
             return [
                 chat
                 for chat in chats.all_chats(session, active_only=True)
-                if chat.mode is ChatMode.DIGEST
+                if chat.mode in DIGESTS
                 and not chat.paused
-                and chat.last_digest_at < last_due(now, chat.digest_time, chat.timezone)
+                and chat.last_digest_at < last_digest_due(chat, now)
             ]
 
     async def digest_now(self, chat: Chat) -> Paused | NothingWaiting | DigestSent:
@@ -446,7 +446,9 @@ class Postman:
             items: Composed = self.composer.items(chat.id, rows)
             if not ordered:  # a digest sent before its pages' order was stored
                 items = [items[i] for i in digest_order([item for item, _ in items])]
-        title = digest_title(self.clock().date(), [item.paper.announced for item, _ in items])
+        announced = [item.paper.announced for item, _ in items]
+        weekly = chat.mode is ChatMode.WEEKLY
+        title = digest_title(self.clock().date(), announced, weekly=weekly)
         page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
         for message in page:
             report = await self.send_text(chat.id, message.text, message.buttons)

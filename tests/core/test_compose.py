@@ -151,6 +151,31 @@ def test_digest_title_names_the_announcement(
 
 
 @pytest.mark.parametrize(
+    ("announced", "title"),
+    [
+        ([], "Your weekly digest, 7 Dec 2026"),
+        ([date(2026, 12, 3), None], "Your weekly digest: the 3 Dec 2026 announcement"),
+        (
+            [date(2026, 12, 4), date(2026, 12, 1), date(2026, 12, 2)],
+            "Your weekly digest: announcements of 1–4 Dec 2026",
+        ),
+        (
+            [date(2026, 11, 30), date(2026, 12, 4)],
+            "Your weekly digest: announcements of 30 Nov – 4 Dec 2026",
+        ),
+        (
+            [date(2027, 1, 1), date(2026, 12, 29)],
+            "Your weekly digest: announcements of 29 Dec 2026 – 1 Jan 2027",
+        ),
+    ],
+)
+def test_weekly_digest_title_names_the_days_covered(
+    announced: list[date | None], title: str
+) -> None:
+    assert digest_title(date(2026, 12, 7), announced, weekly=True) == title
+
+
+@pytest.mark.parametrize(
     ("arrived", "line"),
     [
         (0, "No announcement since the last digest: no new listing arrived."),

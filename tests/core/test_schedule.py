@@ -2,7 +2,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.core.schedule import last_due, local_moment, next_due, parse_digest_time
+from bot.core.schedule import (
+    last_due,
+    last_weekly_due,
+    local_moment,
+    next_due,
+    next_weekly_due,
+    parse_digest_time,
+    parse_weekday,
+)
 
 
 def utc(*parts: int) -> datetime:
@@ -47,3 +55,56 @@ def test_a_time_skipped_by_dst_falls_an_hour_later_and_next_due_is_ahead() -> No
 )  # fmt: skip
 def test_parse_digest_time(text: str, parsed: str | None) -> None:
     assert parse_digest_time(text) == parsed
+
+
+MONDAY, FRIDAY, SUNDAY = 0, 4, 6
+
+
+@pytest.mark.parametrize(
+    ("now", "time", "zone", "weekday", "due"),
+    [
+        # Berlin, Mondays 08:00: 26 Oct 2026 is the Monday after the change to CET
+        (utc(2026, 10, 26, 7, 0), "08:00", "Europe/Berlin", MONDAY, utc(2026, 10, 26, 7, 0)),
+        (utc(2026, 10, 26, 6, 59), "08:00", "Europe/Berlin", MONDAY, utc(2026, 10, 19, 6, 0)),
+        (utc(2026, 10, 25, 23, 0), "08:00", "Europe/Berlin", MONDAY, utc(2026, 10, 19, 6, 0)),
+        (utc(2026, 11, 1, 22, 0), "08:00", "Europe/Berlin", MONDAY, utc(2026, 10, 26, 7, 0)),
+        # Auckland's Sunday 08:00 is Saturday in UTC
+        (utc(2026, 12, 5, 20, 0), "08:00", "Pacific/Auckland", SUNDAY, utc(2026, 12, 5, 19, 0)),
+        (utc(2026, 12, 5, 18, 0), "08:00", "Pacific/Auckland", SUNDAY, utc(2026, 11, 28, 19, 0)),
+        # New York's Friday 19:00 is Saturday in UTC
+        (utc(2026, 12, 5, 0, 30), "19:00", "America/New_York", FRIDAY, utc(2026, 12, 5, 0, 0)),
+        # 02:30 on the Sunday New York skips it falls an hour later, 03:30 EDT
+        (utc(2026, 3, 8, 8, 0), "02:30", "America/New_York", SUNDAY, utc(2026, 3, 8, 7, 30)),
+        (utc(2026, 3, 8, 7, 0), "02:30", "America/New_York", SUNDAY, utc(2026, 3, 1, 7, 30)),
+    ],
+)  # fmt: skip
+def test_last_weekly_due_is_the_chat_s_day_in_its_zone(
+    now: datetime, time: str, zone: str, weekday: int, due: datetime
+) -> None:
+    assert last_weekly_due(now, time, zone, weekday) == due
+
+
+@pytest.mark.parametrize(
+    ("now", "weekday", "due"),
+    [
+        (utc(2026, 10, 19, 6, 0), MONDAY, utc(2026, 10, 26, 7, 0)),  # a week on, across DST
+        (utc(2026, 10, 19, 5, 59), MONDAY, utc(2026, 10, 19, 6, 0)),  # today's, not yet
+        (utc(2026, 10, 21, 12, 0), FRIDAY, utc(2026, 10, 23, 6, 0)),  # Wednesday: this Friday
+        (utc(2026, 10, 24, 12, 0), FRIDAY, utc(2026, 10, 30, 7, 0)),  # Saturday: the next
+    ],
+)
+def test_next_weekly_due_is_ahead_in_berlin(now: datetime, weekday: int, due: datetime) -> None:
+    assert next_weekly_due(now, "08:00", "Europe/Berlin", weekday) == due
+    assert last_weekly_due(due, "08:00", "Europe/Berlin", weekday) == due
+
+
+@pytest.mark.parametrize(
+    ("text", "weekday"),
+    [
+        ("mon", 0), ("Monday", 0), ("TUE", 1), ("tues", 1), ("wed", 2), ("thurs", 3),
+        ("fri", 4), ("Saturday", 5), ("sun", 6), (" sunday ", 6),
+        ("m", None), ("mo", None), ("", None), ("mondays", None), ("funday", None), ("7", None),
+    ],
+)  # fmt: skip
+def test_parse_weekday(text: str, weekday: int | None) -> None:
+    assert parse_weekday(text) == weekday

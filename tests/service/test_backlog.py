@@ -78,6 +78,19 @@ def test_rows_planned_after_a_missed_digest_hour_wait_for_the_next(
     assert backlog.waiting["pending"] == 37 and backlog.oldest_waiting_seconds == 0
 
 
+def test_a_weekly_chats_rows_are_late_only_once_its_weekly_hour_passed(
+    any_database: Database, clock: Clock
+) -> None:
+    """Thursday 22 Oct 12:00 UTC; the weekly chat's digest is on Mondays at 08:00 in Berlin
+    (07:00 UTC once winter time began on the 25th): its daily hours are not late."""
+    subscribe(any_database, clock, DIGEST, "weekly", digest_weekday=0, timezone="Europe/Berlin")
+    plan(any_database, clock)
+    clock.advance(days=3, hours=18, minutes=59)  # Monday 26 Oct 06:59 UTC: not yet
+    assert read_backlog(any_database, now=clock()).oldest_waiting_seconds == 0
+    clock.advance(minutes=11)  # 07:10 UTC, the digest not sent
+    assert read_backlog(any_database, now=clock()).oldest_waiting_seconds == 600
+
+
 def test_live_processes_are_counted_by_their_heartbeat(
     any_database: Database, clock: Clock
 ) -> None:

@@ -5,7 +5,10 @@ hour has come. Nothing sleeps: the sender's sleep only records."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -26,6 +29,7 @@ from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, Se
 from bot.service.planning import Planner
 from bot.store import Database, chats, deliveries, filters
 from tests.conftest import SEEDS, Clock
+from tests.corpus import rss, topic_papers
 from tests.transports import Carried, RecordingTransport
 
 KV_CHAT, HASSANI_CHAT = 1, 2  # "kv cache" matches two seed papers, au:Hassani one
@@ -333,6 +337,120 @@ async def test_a_digest_to_a_chat_gone_fails_its_rows(post: Post, clock: Clock) 
     assert report == SendReport(failed=2, digests=1, chats_gone=[KV_CHAT])
     assert not post.chat(KV_CHAT).active
     assert await post.postman.digest_tick() == SendReport()  # inactive chats get no digest
+
+
+# -- weekly digests ------------------------------------------------------------------------------
+
+MONDAY_26_OCT = date(2026, 10, 26)
+
+
+def day_arrives(post: Post, clock: Clock, folder: Path, day: date) -> list[str]:
+    """A listing announced on `day`: three graph, three protein, two vision papers (numbered
+    from the day of the month), read and planned now; the arXiv ids of its papers."""
+    first = day.day * 10
+    papers = [
+        *topic_papers("graph", 3, first_id=first, day=day),
+        *topic_papers("proteins", 3, first_id=first + 3, day=day),
+        *topic_papers("vision", 2, first_id=first + 6, day=day),
+    ]
+    path = folder / f"{day}.xml"
+    path.write_text(rss(papers, day))
+    ingest.ingest_paths(post.database, [path], clock=clock)
+    Planner(FilterRules()).plan(post.database, now=clock())
+    return [paper.arxiv_id or "" for paper in papers]
+
+
+async def tick_hourly(post: Post, clock: Clock, hours: int) -> list[tuple[datetime, list[str]]]:
+    """A digest tick each hour for `hours` hours: when each digest went, with its messages."""
+    went = []
+    for _ in range(hours):
+        clock.advance(hours=1)
+        before = len(post.transport.sent)
+        if (await post.postman.digest_tick()).digests:
+            went.append((clock(), [m.text for m in post.transport.sent[before:]]))
+    return went
+
+
+def arxiv_ids(texts: list[str]) -> list[str]:
+    return re.findall(r"arxiv\.org/abs/(\d{4}\.\d{5})", "".join(texts))
+
+
+async def test_a_weekly_chat_gets_one_digest_of_its_week_on_its_day(
+    post: Post, clock: Clock, tmp_path: Path
+) -> None:
+    clock.advance(days=2)  # Saturday 24 Oct, 12:00 UTC: after this week's digest hour
+    follow(
+        post, clock, KV_CHAT, "graph", "protein", mode="weekly", digest_weekday=5,
+        digest_time="09:00", timezone="Europe/Berlin", digest_page=10,
+    )  # fmt: skip
+    assert await tick_hourly(post, clock, 48) == []  # to Monday 12:00 UTC
+    for number in range(5):  # a listing Monday to Friday, at 12:00 UTC
+        day_arrives(post, clock, tmp_path, MONDAY_26_OCT + timedelta(days=number))
+        assert await tick_hourly(post, clock, 24 if number < 4 else 19) == []
+    # Saturday 31 Oct 08:00 UTC: 09:00 in Berlin (CET since the 25th)
+    [(when, texts)] = await tick_hourly(post, clock, 1)
+    assert when == datetime(2026, 10, 31, 8, 0, tzinfo=UTC)
+    assert texts[0].startswith(
+        "<b>Your weekly digest: announcements of 26–30 Oct 2026</b>: 25 new papers\n"
+        "graph (filter 1): 15 (#1–5) · protein (filter 2): 10 (#6–10)\n"
+    )  # the first page shows both filters' best
+    ledger = post.ledger(KV_CHAT)
+    assert len(ledger) == 25 and {status for status, _, _ in ledger} == {"sent"}
+    assert len(arxiv_ids(texts)) == 10  # the first page; the rest behind its button
+    more = buttons(post.transport.sent[-1])[-1]
+    assert post.transport.sent[-1].buttons[-1][0].label == "15 more papers ▸"
+    row_id, number = (int(part) for part in more.split(":")[1:])
+    assert await post.postman.send_page(post.chat(KV_CHAT), row_id, number)
+    assert post.transport.sent[-1].text.startswith(
+        "<b>Your weekly digest: announcements of 26–30 Oct 2026</b>, continued: papers 11"
+    )
+    assert await tick_hourly(post, clock, 24 * 7 - 1) == []  # nothing until the next Saturday
+
+
+async def test_switching_daily_and_weekly_mid_week_sends_every_paper_once(
+    post: Post, clock: Clock, tmp_path: Path
+) -> None:
+    """Daily, then weekly on Fridays from a Tuesday, then daily again from the next Tuesday:
+    each listing's papers come once, in the digest due after they arrived."""
+    follow(post, clock, KV_CHAT, "cat:cs.LG", timezone="Europe/Berlin", digest_page=100)
+    arrived: list[str] = []
+    went: list[tuple[datetime, list[str]]] = []
+
+    async def day(hours: int, *, switch: dict[str, object] | None = None) -> None:
+        """A listing announced today at 12:00 UTC, maybe a switch, then `hours` of ticks."""
+        arrived.extend(day_arrives(post, clock, tmp_path, clock().date()))
+        if switch:
+            with post.database.session() as session:
+                chats.update_chat(session, chat_id=KV_CHAT, **switch)
+        went.extend(await tick_hourly(post, clock, hours))
+
+    await day(24)  # Thursday 22 Oct
+    await day(72)  # Friday 23
+    await day(24)  # Monday 26: its digest goes on Tuesday, 08:00 in Berlin
+    await day(24, switch={"mode": "weekly", "digest_weekday": 4})  # Tuesday 27, after it
+    await day(24)  # Wednesday 28
+    await day(24)  # Thursday 29: its papers, Tuesday's and Wednesday's go on Friday
+    await day(72)  # Friday 30
+    await day(24)  # Monday 2 Nov
+    await day(24, switch={"mode": "digest"})  # Tuesday 3: Friday's to Tuesday's go at once
+
+    berlin_eight = [
+        datetime(2026, 10, 23, 6, 0, tzinfo=UTC),  # CEST
+        datetime(2026, 10, 24, 6, 0, tzinfo=UTC),
+        datetime(2026, 10, 25, 7, 0, tzinfo=UTC),  # CET; the weekend's: "no announcement"
+        datetime(2026, 10, 26, 7, 0, tzinfo=UTC),
+        datetime(2026, 10, 27, 7, 0, tzinfo=UTC),
+        datetime(2026, 10, 30, 7, 0, tzinfo=UTC),  # the weekly digest, alone that week
+        datetime(2026, 11, 3, 13, 0, tzinfo=UTC),  # daily again: its hour has passed
+        datetime(2026, 11, 4, 7, 0, tzinfo=UTC),
+    ]
+    assert [when for when, _ in went] == berlin_eight
+    weekly_title = "<b>Your weekly digest: announcements of 27–29 Oct 2026</b>"
+    assert went[5][1][0].startswith(weekly_title)
+    assert sorted(arxiv_ids(went[5][1])) == sorted(arrived[3 * 8 : 6 * 8])
+    sent = Counter(paper for _, texts in went for paper in arxiv_ids(texts))
+    assert len(arrived) == 9 * 8 and sent == Counter(arrived)  # each once
+    assert {status for status, _, _ in post.ledger(KV_CHAT)} == {"sent"}
 
 
 # -- a long digest: pages and cards ---------------------------------------------------------------

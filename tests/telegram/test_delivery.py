@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from bot import jobs
@@ -131,6 +131,37 @@ async def test_a_digest_missed_while_down_goes_out_on_return(world: World) -> No
     await world.runtime.send_due_digests()
     digests = [t for t in world.server.texts(ADA) if "Your digest" in t]
     assert len(digests) == 1 and "BeNice!" in digests[0]
+
+
+async def test_a_weekly_chat_gets_its_weeks_digest_on_its_day_only(world: World) -> None:
+    """Thursday 22 Oct 2026, 12:00 UTC: listings arrive on four days; the chat's digest, on
+    Wednesdays at 08:00, holds them all, and nothing comes on the other days."""
+    await world.command(ADA, "/subscribe graph")
+    await world.command(ADA, "/subscribe protein")
+    assert await world.command(ADA, "/mode weekly Wednesday") == (
+        "Weekly: one digest a week, on Wednesdays at 08:00; the next at Wed 28 Oct 08:00 (UTC)."
+    )
+    days = [date(2026, 10, 22), date(2026, 10, 23), date(2026, 10, 26), date(2026, 10, 27)]
+    for number, day in enumerate(days):
+        world.clock.now = datetime.combine(day, datetime.min.time(), UTC).replace(hour=12)
+        papers = [*topic_papers("graph", 2, first_id=number * 10, day=day),
+                  *topic_papers("proteins", 4, first_id=number * 10 + 2, day=day)]  # fmt: skip
+        await world.drop(**{f"day{number}_xml": rss(papers, day)})
+        for later in (timedelta(0), timedelta(hours=19, minutes=59)):  # noon, 07:59 next day
+            world.clock.now = world.clock.now.replace(hour=12, minute=0) + later
+            await world.runtime.send_due_digests()
+    assert world.server.texts(ADA)[-1].startswith("Weekly: ")  # nothing came until now
+    world.clock.now = datetime(2026, 10, 28, 8, 0, tzinfo=UTC)
+    await world.runtime.send_due_digests()
+    digest = world.server.texts(ADA)[3:]  # in several messages: Telegram's 4,096 characters
+    assert digest[0].startswith("<b>Your weekly digest: announcements of 22–27 Oct 2026</b>")
+    assert "graph (filter 1): 8" in digest[0] and "protein (filter 2)" in digest[0]
+    listed = re.findall(r"arxiv\.org/abs/(\d{4}\.\d{5})", "".join(digest))
+    assert ledger(world, ADA) == {"sent": len(listed)} and len(set(listed)) == len(listed)
+    for _ in range(6):  # Thursday to Tuesday
+        world.clock.advance(days=1)
+        await world.runtime.send_due_digests()
+    assert world.server.texts(ADA)[3:] == digest
 
 
 async def test_pause_holds_everything_and_digest_sends_now(world: World) -> None:
