@@ -1,9 +1,11 @@
-"""When a chat's digest is due: its local hour in its own time zone, daylight saving included."""
+"""When a chat's digest is due, and when its quiet hours hold alerts back: local times in the
+chat's own time zone, daylight saving included."""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, time, timedelta
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 # ASCII digits only: int() would read '٩' as 9, and a time is typed in ASCII everywhere
@@ -11,6 +13,8 @@ _CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d\d)|h)?", re.A)  # 7
 _FOUR_DIGITS = re.compile(r"(?P<hour>\d{1,2})(?P<minute>\d\d)", re.A)  # 0730, 730, 1930
 _MERIDIEM = re.compile(r"\s*(?P<half>[ap])\.?m\.?$")  # pm, p.m., PM
 NAMED_TIMES = {"noon": "12:00", "midnight": "00:00"}
+# what stands between the two ends of a window: 22:00-07:00, 22–7, 22:00 to 7:00, 10pm until 7am
+_WINDOW_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\btill\b|\buntil\b)\s*")
 
 
 def parse_digest_time(text: str) -> str | None:
@@ -40,9 +44,14 @@ def local_moment(day: datetime, digest_time: str, timezone: str) -> datetime:
     does not exist that day (skipped by a DST change) falls an hour later (02:30 -> 03:30), and
     one that happens twice is the first of the two."""
     zone = ZoneInfo(timezone)
-    hour, minute = map(int, digest_time.split(":"))
-    local = datetime.combine(day.astimezone(zone).date(), time(hour, minute), tzinfo=zone)
-    return local.astimezone(UTC)
+    return _on_date(day.astimezone(zone).date(), digest_time, zone)
+
+
+def _on_date(day: date, clock: str, zone: ZoneInfo) -> datetime:
+    """The UTC instant of the local `clock` ('HH:MM') on the local date `day` (DST as in
+    `local_moment`)."""
+    hour, minute = map(int, clock.split(":"))
+    return datetime.combine(day, time(hour, minute), tzinfo=zone).astimezone(UTC)
 
 
 def last_due(now: datetime, digest_time: str, timezone: str) -> datetime:
@@ -58,3 +67,56 @@ def next_due(now: datetime, digest_time: str, timezone: str) -> datetime:
     if today > now:
         return today
     return local_moment(now + timedelta(days=1), digest_time, timezone)
+
+
+def parse_quiet_hours(text: str) -> tuple[str, str] | None:
+    """A window of quiet hours as people write it -> ('HH:MM', 'HH:MM'), from and to: '22:00-07:00',
+    '22-7', '22:00 to 7:00', '10pm-7am'; None when it is not one (either end not a time, or
+    both ends the same: a window of no time, or of the whole day, is not quiet hours)."""
+    ends = _WINDOW_SEPARATOR.split(text.strip().lower())
+    if len(ends) != 2:
+        return None
+    start, end = parse_digest_time(ends[0]), parse_digest_time(ends[1])
+    if start is None or end is None or start == end:
+        return None
+    return start, end
+
+
+@dataclass(frozen=True)
+class QuietWindow:
+    """One evening's (or day's) quiet hours as UTC instants: from `start`, up to `end`."""
+
+    start: datetime
+    end: datetime
+
+    def holds(self, moment: datetime) -> bool:
+        return self.start <= moment < self.end
+
+
+def last_quiet_window(now: datetime, quiet_from: str, quiet_to: str, timezone: str) -> QuietWindow:
+    """The quiet window that began last at or before `now` (in force at `now` or already over).
+    A window whose start is later in the day than its end crosses midnight (22:00-07:00 ends the
+    next morning). Each end is placed as a digest's time is: a time skipped by DST falls an hour
+    later, a time that happens twice is the first of the two."""
+    zone = ZoneInfo(timezone)
+    today = now.astimezone(zone).date()
+    crosses = quiet_from > quiet_to  # 'HH:MM' strings order as the times do
+    windows = [
+        QuietWindow(
+            _on_date(day, quiet_from, zone),
+            _on_date(day + timedelta(days=1) if crosses else day, quiet_to, zone),
+        )
+        for day in (today - timedelta(days=1), today)
+    ]
+    return max((w for w in windows if w.start <= now), key=lambda w: w.start)
+
+
+def quiet_until(
+    moment: datetime, quiet_from: str | None, quiet_to: str | None, timezone: str
+) -> datetime | None:
+    """When the quiet window that holds `moment` ends; None when `moment` is outside the chat's
+    quiet hours (or it has none)."""
+    if quiet_from is None or quiet_to is None:
+        return None
+    window = last_quiet_window(moment, quiet_from, quiet_to, timezone)
+    return window.end if window.holds(moment) else None
