@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.core.chat import Chat
+
 # ASCII digits only: int() would read '٩' as 9, and a time is typed in ASCII everywhere
 _CLOCK = re.compile(r"(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d\d)|h)?", re.A)  # 7, 7:30, 7h30, 7h
 _FOUR_DIGITS = re.compile(r"(?P<hour>\d{1,2})(?P<minute>\d\d)", re.A)  # 0730, 730, 1930
@@ -120,3 +122,19 @@ def quiet_until(
         return None
     window = last_quiet_window(moment, quiet_from, quiet_to, timezone)
     return window.end if window.holds(moment) else None
+
+
+def held_until(chat: Chat, now: datetime) -> datetime | None:
+    """When the chat's quiet hours stop holding its papers back: the end of the window in force
+    at `now`; None when nothing is held (outside the window, no quiet hours, or silent ones,
+    which send without a notification instead)."""
+    if chat.quiet_silent:
+        return None
+    return quiet_until(now, chat.quiet_from, chat.quiet_to, chat.timezone)
+
+
+def silenced(chat: Chat, now: datetime) -> bool:
+    """Whether a message to the chat at `now` goes without a notification: its quiet hours are
+    in force, and set to silent."""
+    in_window = quiet_until(now, chat.quiet_from, chat.quiet_to, chat.timezone) is not None
+    return chat.quiet_silent and in_window
