@@ -60,14 +60,14 @@ def _oldest_late(session: Session, now: datetime) -> float:
     return max((now - min(late_since)).total_seconds(), 0.0) if late_since else 0.0
 
 
-Window = tuple[str | None, str | None, str]  # quiet hours that hold: from, to, time zone
+QuietHours = tuple[str | None, str | None, str]  # that hold papers: from, to, time zone
 
 
 def _instant_late_since(session: Session, instant: list[Chat], now: datetime) -> list[datetime]:
     """When the instant chats' oldest waiting rows became late, one oldest row read for the
     chats of each quiet window (most share none): from when it was planned, or, planned in
     the chats' quiet hours, from when those ended; chats in their quiet hours now have none."""
-    by_window: dict[Window, list[int]] = defaultdict(list)
+    by_window: dict[QuietHours, list[int]] = defaultdict(list)
     for chat in instant:
         holding = chat.quiet_from is not None and not chat.quiet_silent
         window = (chat.quiet_from, chat.quiet_to, chat.timezone) if holding else (None, None, "")

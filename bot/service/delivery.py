@@ -141,7 +141,8 @@ class Postman:
         now = self.clock()
         with self.database.session() as session:
             waiting = deliveries.chats_waiting(session, modes=[ChatMode.INSTANT])
-            held = {chat.id for chat in chats.quiet_chats(session) if held_until(chat, now)}
+            quiet = chats.quiet_chats(session) if waiting else []
+        held = {chat.id for chat in quiet if held_until(chat, now)}
         waiting = [chat_id for chat_id in waiting if chat_id not in held]
         report = SendReport()
         async with self._claimed(waiting, shared=True) as mine:
