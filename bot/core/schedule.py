@@ -110,7 +110,8 @@ def last_quiet_window(now: datetime, quiet_from: str, quiet_to: str, timezone: s
         )
         for day in (today - timedelta(days=1), today)
     ]
-    return max((w for w in windows if w.start <= now), key=lambda w: w.start)
+    begun = [w for w in windows if w.start <= now]
+    return max(begun, key=lambda w: w.start) if begun else windows[0]
 
 
 def quiet_until(
