@@ -139,7 +139,15 @@ class NoTransport:
     def __init__(self) -> None:
         self.sent = 0
 
-    async def send(self, chat_id: int, text: str, *, html: bool = True, buttons: Any = ()) -> int:
+    async def send(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Any = (),
+        silent: bool = False,
+    ) -> int:
         self.sent += 1
         return self.sent
 

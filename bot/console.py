@@ -130,7 +130,13 @@ class TerminalTransport:
         self.last_id = time.time_ns() // 1_000_000
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,  # a terminal does not ring: nothing to silence
     ) -> int:
         self.last_id += 1
         lines = [(to_plain(text) if html else text).rstrip(), *self.board.lines(buttons)]

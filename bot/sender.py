@@ -59,10 +59,16 @@ class ChatMoved(TransportError):
 
 class Transport(Protocol):
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
-        """Send one message (with rows of buttons under it); returns its message id or raises
-        a TransportError."""
+        """Send one message (with rows of buttons under it; `silent`: without a notification,
+        as in a chat's quiet hours); returns its message id or raises a TransportError."""
         ...
 
 
@@ -203,14 +209,16 @@ class Sender:
         self.limiter = RateLimiter(self.limits, sleep, monotonic)
         self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
 
-    async def send(self, chat_id: int, text: str, buttons: Keyboard = ()) -> Sent:
-        """One message (Telegram HTML, buttons under it), through limits and retries; raises
-        ChatGone, ChatMoved, and Rejected when even the plain text was refused. Its log lines
-        name the chat."""
+    async def send(
+        self, chat_id: int, text: str, buttons: Keyboard = (), *, silent: bool = False
+    ) -> Sent:
+        """One message (Telegram HTML, buttons under it; `silent`: without a notification),
+        through limits and retries; raises ChatGone, ChatMoved, and Rejected when even the
+        plain text was refused. Its log lines name the chat."""
         with logs.about_chat(chat_id):
-            return await self._send(chat_id, text, buttons)
+            return await self._send(chat_id, text, buttons, silent)
 
-    async def _send(self, chat_id: int, text: str, buttons: Keyboard) -> Sent:
+    async def _send(self, chat_id: int, text: str, buttons: Keyboard, silent: bool) -> Sent:
         html, backoff, retries = True, self.limits.backoff_seconds, 0
         for attempt in range(1, self.limits.max_attempts + 1):
             await self.limiter.wait_chat_turn(chat_id)
@@ -221,7 +229,9 @@ class Sender:
                     self.limiter.leaving(chat_id)
                     asked = self.limiter.monotonic()
                     try:
-                        sent = await self.transport.send(chat_id, shown, html=html, buttons=buttons)
+                        sent = await self.transport.send(
+                            chat_id, shown, html=html, buttons=buttons, silent=silent
+                        )
                         self.metrics.count_message("sent")
                         return Sent(sent, retries)
                     finally:

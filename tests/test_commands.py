@@ -522,14 +522,18 @@ async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["/subscribe looped", "/unsubscribe all", "/mode instant", "/time 09:00", "/pause", "/stop"],
-)
+    [
+        "/subscribe looped", "/unsubscribe all", "/mode instant", "/time 09:00", "/quiet 22-7",
+        "/pause", "/stop",
+    ],
+)  # fmt: skip
 async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime, text: str) -> None:
     admin = Admin(False)
     assert await say(runtime, text, Caller(GROUP, "group", admin)) == ADMINS_ONLY
     assert admin.asked == 1
     assert await say(runtime, "/status", Caller(GROUP, "group", admin)) == (
-        "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\nUpdates: off\n"
+        "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\n"
+        "Quiet hours: none (/quiet)\nUpdates: off\n"
         "Waiting for you: 0 papers\n"  # no filters: no digest to announce
         "Ratings: none yet (👍 under 3 papers ranks your digests)\n"
         "Since you started: no announcement (no new listing)\nNo listing has arrived yet."
@@ -606,6 +610,76 @@ async def test_export_and_import_give_back_the_same_filters(runtime: Runtime) ->
     assert [f.canonical for f in subscriptions.list_filters(runtime.database, chat_id=2)] == [
         "looped AND mamba"
     ]
+
+
+QUIET_USAGE = (
+    "Usage: <code>/quiet 22:00-07:00|off|silent|hold</code> "
+    "(quiet hours: alerts wait until they end (or come silently))\n"
+    "Like <code>/quiet 22:00-07:00</code>, <code>/quiet 22-7</code> or "
+    "<code>/quiet 10pm-7am</code>, in your local time."
+)
+HOLDING = (
+    "alerts that arrive then wait and come together when they end, and so does a digest due "
+    "then (/quiet silent sends them without a notification)."
+)
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["/quiet"], f"No quiet hours: alerts come at any hour.\n{QUIET_USAGE}"),
+        (["/quiet 22-7", "/quiet"], f"Quiet hours: 22:00-07:00 (UTC); {HOLDING}\n{QUIET_USAGE}"),
+        (["/quiet 25-7"], "<code>25-7</code> is not a window of hours. No quiet hours: alerts "
+                          f"come at any hour.\n{QUIET_USAGE}"),
+        (["/quiet 22-22"], "<code>22-22</code> is not a window of hours. No quiet hours: alerts "
+                           f"come at any hour.\n{QUIET_USAGE}"),
+        (["/quiet 22:00 to 7:00"], f"Quiet hours: 22:00-07:00 (UTC); {HOLDING}"),
+        (["/quiet 10pm-7am"], f"Quiet hours: 22:00-07:00 (UTC); {HOLDING}"),
+        # the clock says 12:00 UTC, Thursday: in a window of 11-13
+        (["/quiet 11-13"], f"Quiet hours: 11:00-13:00 (UTC); {HOLDING}\n"
+                           "Quiet now, until Thu 22 Oct 13:00 (UTC)."),
+        (["/timezone Europe/Berlin", "/quiet 13-15"],  # 14:00 in Berlin
+         f"Quiet hours: 13:00-15:00 (Europe/Berlin); {HOLDING}\n"
+         "Quiet now, until Thu 22 Oct 15:00 (Europe/Berlin)."),
+        (["/quiet 22-7", "/quiet silent"], "Quiet hours: 22:00-07:00 (UTC); alerts come then "
+                                           "without a notification (/quiet hold holds them)."),
+        (["/quiet 22-7", "/quiet silent", "/quiet hold"],
+         f"Quiet hours: 22:00-07:00 (UTC); {HOLDING}"),
+        (["/quiet silent"], "Set the hours first. Like <code>/quiet 22:00-07:00</code>, "
+                            "<code>/quiet 22-7</code> or <code>/quiet 10pm-7am</code>, in your "
+                            "local time."),
+        (["/quiet 22-7", "/quiet off"], "Quiet hours off: alerts come at any hour."),
+        (["/quiet 22-7", "/quiet off", "/quiet"],
+         f"No quiet hours: alerts come at any hour.\n{QUIET_USAGE}"),
+    ],
+)  # fmt: skip
+async def test_quiet_sets_says_and_ends_the_quiet_hours(
+    runtime: Runtime, texts: list[str], expected: str
+) -> None:
+    for text in texts[:-1]:
+        await say(runtime, text)
+    assert await say(runtime, texts[-1]) == expected
+
+
+async def test_status_shows_the_quiet_hours_and_what_they_hold(
+    runtime: Runtime, clock: Clock
+) -> None:
+    for text in ("/subscribe KV-cache", "/mode instant", "/quiet 11-13"):
+        await say(runtime, text)
+    clock.advance(minutes=1)
+    ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
+    runtime.plan()
+    assert (await runtime.deliver()).messages == 0  # held
+    assert (
+        "\nQuiet hours: 11:00-13:00, alerts held; quiet now until Thu 22 Oct 13:00 (UTC), "
+        "2 papers held\n"
+    ) in await say(runtime, "/status")
+    await say(runtime, "/quiet silent")
+    assert (
+        "\nQuiet hours: 11:00-13:00, alerts sent silently; quiet now until Thu 22 Oct 13:00 (UTC)\n"
+    ) in await say(runtime, "/status")
+    await say(runtime, "/quiet 22-7")
+    assert "\nQuiet hours: 22:00-07:00, alerts sent silently\n" in await say(runtime, "/status")
 
 
 async def test_layout_sets_how_digests_read(runtime: Runtime) -> None:

@@ -166,7 +166,13 @@ class HeldTransport:
         self.go = asyncio.Event()
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         self.sending.set()
         await self.go.wait()
@@ -256,7 +262,13 @@ class BrokenTransport:
     """A bug in the sending: every message raises what no one expects."""
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         raise RuntimeError("a bug")
 

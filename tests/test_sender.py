@@ -55,7 +55,13 @@ class SlowTransport:
         self.left: list[float] = []
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         self.left.append(self.time.now)
         self.time.now += 0.3
@@ -84,7 +90,13 @@ class FlakyTransport:
         self.tried: set[int] = set()
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         if chat_id not in self.tried:
             self.tried.add(chat_id)

@@ -17,6 +17,7 @@ class Carried:
     text: str
     html: bool
     buttons: list[list[Button]]
+    silent: bool = False
 
 
 @dataclass
@@ -29,11 +30,17 @@ class RecordingTransport:
     last_id: int = 100
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         if self.errors[chat_id]:
             raise self.errors[chat_id].pop(0)
-        self.sent.append(Carried(chat_id, text, html, [list(row) for row in buttons]))
+        self.sent.append(Carried(chat_id, text, html, [list(row) for row in buttons], silent))
         self.last_id += 1
         return self.last_id
 
@@ -51,7 +58,13 @@ class SilentTransport:
     why: str = "nothing should be sent here"
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         raise AssertionError(self.why)
 
@@ -65,9 +78,15 @@ class HoldingTransport(RecordingTransport):
         self.held, self.holding, self.go = held, asyncio.Event(), asyncio.Event()
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         if chat_id == self.held:
             self.holding.set()
             await self.go.wait()
-        return await super().send(chat_id, text, html=html, buttons=buttons)
+        return await super().send(chat_id, text, html=html, buttons=buttons, silent=silent)

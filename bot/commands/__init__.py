@@ -10,6 +10,7 @@ returns; it imports nothing else from bot.service (tests/test_architecture.py ho
     filters   /subscribe, /similar, /preview, /list, /unsubscribe, /export, /import
     delivery  /mode, /time, /timezone, /updates, /digest, /layout, /pause, /resume
     ratings   /like, /dislike
+    quiet     /quiet
     chat      /start, /status, /stop, /stats
     replies   Reply, Caller, Usage, Command, and phrasings several of them share
 """

@@ -32,6 +32,7 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         f"Filters: {found.filters} (/list)",
         f"Mode: {chat.mode}" + (f", {when}" if digest else ""),
         f"Time zone: {chat.timezone}",
+        _quiet_line(report),
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),
         f"Waiting for you: {plural(found.waiting, 'paper')}",
@@ -40,6 +41,19 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if digest and not chat.paused and found.filters:
         lines.append(f"Next digest: {local_time(report.next_digest, chat)}")
     return Reply("\n".join(lines + _arrivals(report)))
+
+
+def _quiet_line(report: ChatReport) -> str:
+    chat = report.found.chat
+    if chat.quiet_from is None:
+        return "Quiet hours: none (/quiet)"
+    line = f"Quiet hours: {chat.quiet_from}-{chat.quiet_to}"
+    line += ", alerts sent silently" if chat.quiet_silent else ", alerts held"
+    if report.quiet_until is None:
+        return line
+    line += f"; quiet now until {local_time(report.quiet_until, chat)}"
+    holding = chat.mode is ChatMode.INSTANT and not chat.quiet_silent
+    return line + (f", {plural(report.held, 'paper')} held" if holding else "")
 
 
 def _ratings_line(report: ChatReport) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.commands.chat import start, stats, status_, stop
 from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
 from bot.commands.filters import export, import_, list_, preview, similar, subscribe, unsubscribe
+from bot.commands.quiet import quiet
 from bot.commands.ratings import dislike, like
 from bot.commands.replies import Caller, Command, Reply, Usage, echo
 from bot.core.chat import Chat
@@ -66,6 +67,13 @@ COMMANDS: list[Command] = [
     ),
     Command("time", "HH:MM", "when the daily digest comes", time_, manages=True),
     Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
+    Command(
+        "quiet",
+        "22:00-07:00|off|silent|hold",
+        "quiet hours: alerts wait until they end (or come silently)",
+        quiet,
+        manages=True,
+    ),
     Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
     Command("digest", "", "send what is waiting now", digest),
     Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),

@@ -20,7 +20,8 @@ from bot.config import Settings
 from bot.core.buttons import Keyboard
 from bot.core.chat import Chat, Filter
 from bot.core.query import FilterKind, FilterRules, kind_of
-from bot.core.schedule import next_digest_due
+from bot.core.schedule import held_until, next_digest_due, quiet_until
+from bot.core.states import ChatMode
 from bot.core.zones import ZoneFound, ZoneUnknown, read_timezone
 from bot.embedding import load_embedding
 from bot.sender import Sender
@@ -95,12 +96,15 @@ class RatedPapers:
 
 @dataclass(frozen=True)
 class ChatReport:
-    """/status: the chat's counts, its ratings and when its next digest is due."""
+    """/status: the chat's counts, its ratings, when its next digest is due, and its quiet
+    hours: when those in force now end, and how many papers they hold back."""
 
     found: ChatStatus
     likes: int
     dislikes: int
     next_digest: datetime
+    quiet_until: datetime | None = None
+    held: int = 0
 
 
 @dataclass(frozen=True)
@@ -185,10 +189,17 @@ class Paperbot:
     def next_digest(self, chat: Chat) -> datetime:
         return next_digest_due(chat, self.clock())
 
+    def quiet_until(self, chat: Chat) -> datetime | None:
+        """When the chat's quiet hours in force now end (None: not quiet now)."""
+        return quiet_until(self.clock(), chat.quiet_from, chat.quiet_to, chat.timezone)
+
     def report(self, chat: Chat) -> ChatReport:
         likes, dislikes = feedback.counts(self.database, chat_id=chat.id)
         found = status.chat_status(self.database, chat)
-        return ChatReport(found, likes, dislikes, self.next_digest(chat))
+        holding = chat.mode is ChatMode.INSTANT and not chat.paused  # a digest's rows wait anyway
+        held = found.waiting if holding and held_until(chat, self.clock()) else 0
+        quiet = self.quiet_until(chat)
+        return ChatReport(found, likes, dislikes, self.next_digest(chat), quiet, held)
 
     def forget(self, chat_id: int) -> bool:
         return chats.forget(self.database, chat_id=chat_id)

@@ -8,7 +8,9 @@ A row is late once it could have gone and has not:
   chat's: the first of its weekly times), once that time has passed and the digest has not
   gone: they wait for their hour by design, and rows planned after it has passed wait for the
   next one unless the overdue digest carries them;
-* a paused chat's rows, and an inactive one's, are not waiting for anything.
+* a paused chat's rows, and an inactive one's, are not waiting for anything;
+* rows held by a chat's quiet hours (a digest due in them too) are late from when the window
+  ends, and not at all while it lasts.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.core.chat import Chat
-from bot.core.schedule import next_digest_due
+from bot.core.schedule import held_until, next_digest_due, quiet_until
 from bot.core.states import DIGESTS, ChatMode
 from bot.service.processes import ALIVE_WITHIN
 from bot.store import Database, chats, deliveries, leases
@@ -49,9 +51,8 @@ def oldest_late_seconds(database: Database, *, now: datetime) -> float:
 
 def _oldest_late(session: Session, now: datetime) -> float:
     subscribed = [c for c in chats.all_chats(session, active_only=True) if not c.paused]
-    instant = [c.id for c in subscribed if c.mode is ChatMode.INSTANT]
-    planned = deliveries.oldest_waiting(session, chat_ids=instant) if instant else None
-    late_since = [planned] if planned is not None else []
+    instant = [c for c in subscribed if c.mode is ChatMode.INSTANT]
+    late_since = _instant_late_since(session, instant, now)
     overdue = _overdue_digests(subscribed, now)
     for due in sorted(overdue):  # the earliest overdue hour with a row waiting for it
         if deliveries.waiting_before(session, chat_ids=overdue[due], before=due):
@@ -60,12 +61,36 @@ def _oldest_late(session: Session, now: datetime) -> float:
     return max((now - min(late_since)).total_seconds(), 0.0) if late_since else 0.0
 
 
+QuietHours = tuple[str | None, str | None, str]  # that hold papers: from, to, time zone
+
+
+def _instant_late_since(session: Session, instant: list[Chat], now: datetime) -> list[datetime]:
+    """When the instant chats' oldest waiting rows became late, one oldest row read for the
+    chats of each quiet window (most share none): from when it was planned, or, planned in
+    the chats' quiet hours, from when those ended; chats in their quiet hours now have none."""
+    by_window: dict[QuietHours, list[int]] = defaultdict(list)
+    for chat in instant:
+        holding = chat.quiet_from is not None and not chat.quiet_silent
+        window = (chat.quiet_from, chat.quiet_to, chat.timezone) if holding else (None, None, "")
+        by_window[window].append(chat.id)
+    late_since = []
+    for (quiet_from, quiet_to, timezone), chat_ids in by_window.items():
+        if quiet_until(now, quiet_from, quiet_to, timezone):
+            continue
+        planned = deliveries.oldest_waiting(session, chat_ids=chat_ids)
+        if planned is not None:  # rows planned later became late later: the oldest says
+            late_since.append(quiet_until(planned, quiet_from, quiet_to, timezone) or planned)
+    return late_since
+
+
 def _overdue_digests(subscribed: list[Chat], now: datetime) -> dict[datetime, list[int]]:
-    """Digest chats whose digest hour has passed since their last digest, by that hour."""
+    """Digest chats whose digest hour has passed since their last digest, by that hour (a
+    digest due in the chat's quiet hours: by their end)."""
     overdue: dict[datetime, list[int]] = defaultdict(list)
     for chat in subscribed:
         if chat.mode in DIGESTS:
             due = next_digest_due(chat, chat.last_digest_at)
+            due = held_until(chat, due) or due
             if due <= now:
                 overdue[due].append(chat.id)
     return overdue

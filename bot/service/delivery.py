@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import Connection
 
@@ -39,7 +39,7 @@ from bot.core.compose import (
 )
 from bot.core.query import FilterRules
 from bot.core.render import plural, render_fitting
-from bot.core.schedule import last_digest_due
+from bot.core.schedule import held_until, last_digest_due, silenced
 from bot.core.states import DIGESTS, ChatMode, Status
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender
 from bot.service import Clock
@@ -135,10 +135,15 @@ class Postman:
     # -- the two modes -----------------------------------------------------------------------
 
     async def deliver_instant(self) -> SendReport:
-        """Every pending row of instant chats that no other round of this process holds: the
-        delivery job's tick."""
+        """Every pending row of instant chats that no other round of this process holds, but
+        those of chats in their quiet hours (held there: the first tick after the window sends
+        them together): the delivery job's tick."""
+        now = self.clock()
         with self.database.session() as session:
             waiting = deliveries.chats_waiting(session, modes=[ChatMode.INSTANT])
+            quiet = chats.quiet_chats(session) if waiting else []
+        held = {chat.id for chat in quiet if held_until(chat, now)}
+        waiting = [chat_id for chat_id in waiting if chat_id not in held]
         report = SendReport()
         async with self._claimed(waiting, shared=True) as mine:
             if not mine:
@@ -146,9 +151,9 @@ class Postman:
             by_chat = self._instant_rows(mine)  # read once claimed: nobody else sends
             versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
             with self.database.session() as session:
-                layouts = {c: _layout(chats.get_chat(session, chat_id=c)) for c in by_chat}
+                found = {c: chats.get_chat(session, chat_id=c) for c in by_chat}
             alerts = (
-                self._alert_chat(c, rows, versions[c], layouts[c])
+                self._alert_chat(c, rows, versions[c], _layout(found[c]), _silent(found[c], now))
                 for c, rows in sorted(by_chat.items())
             )
             with self.composer.round(list(by_chat)):
@@ -191,6 +196,7 @@ class Postman:
         return report
 
     def _due(self) -> list[Chat]:
+        """Digests due now; one due in the chat's quiet hours waits for their end."""
         now = self.clock()
         with self.database.session() as session:
             return [
@@ -199,6 +205,7 @@ class Postman:
                 if chat.mode in DIGESTS
                 and not chat.paused
                 and chat.last_digest_at < last_digest_due(chat, now)
+                and not held_until(chat, now)
             ]
 
     async def digest_now(self, chat: Chat) -> Paused | NothingWaiting | DigestSent:
@@ -284,7 +291,7 @@ class Postman:
     # -- rounds ------------------------------------------------------------------------------
 
     async def _alert_chat(
-        self, chat_id: int, rows: list[Delivery], version: int, layout: Layout
+        self, chat_id: int, rows: list[Delivery], version: int, layout: Layout, silent: bool
     ) -> SendReport:
         report = SendReport()
         async with self.chat_locks[chat_id]:
@@ -292,7 +299,8 @@ class Postman:
                 with self.database.session() as session:
                     rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
             items = self.composer.items(chat_id, rows)
-            await self._send_messages(chat_id, compose_alert(items, layout), report)
+            messages = compose_alert(items, layout)
+            await self._send_messages(chat_id, messages, report, silent=silent)
         return report
 
     async def _send_digest(
@@ -307,10 +315,11 @@ class Postman:
         # (10,000 digests on PostgreSQL; command p95 362 ms against 65)
         loop = asyncio.get_running_loop()
         digest = await loop.run_in_executor(executor, self.composer.digest, chat, now)
+        silent = silenced(chat, now)  # a round's digest in silent quiet hours
         if digest.messages:
-            await self._send_messages(chat.id, digest.messages, report)
+            await self._send_messages(chat.id, digest.messages, report, silent=silent)
         elif digest.line:
-            report.add(await self.send_text(chat.id, digest.line))
+            report.add(await self.send_text(chat.id, digest.line, silent=silent))
         if not report.waiting and chat.id not in report.chats_gone:
             with self.database.session() as session:
                 chats.update_chat(session, chat_id=chat.id, last_digest_at=now)
@@ -318,18 +327,24 @@ class Postman:
     # -- sending and the ledger's states -------------------------------------------------------
 
     async def _send_messages(
-        self, chat_id: int, messages: Sequence[Outgoing], report: SendReport
+        self,
+        chat_id: int,
+        messages: Sequence[Outgoing],
+        report: SendReport,
+        *,
+        silent: bool = False,
     ) -> None:
-        """Under the chat's lock. The chat's version moves before and after, so rows read
-        before or during this send are read again by the next sender."""
+        """Under the chat's lock (`silent`: without a notification). The chat's version moves
+        before and after, so rows read before or during this send are read again by the next
+        sender."""
         self.chat_versions[chat_id] += 1
         try:
-            await self._send_in_order(chat_id, messages, report)
+            await self._send_in_order(chat_id, messages, report, silent)
         finally:
             self.chat_versions[chat_id] += 1
 
     async def _send_in_order(
-        self, chat_id: int, messages: Sequence[Outgoing], report: SendReport
+        self, chat_id: int, messages: Sequence[Outgoing], report: SendReport, silent: bool
     ) -> None:
         marked: list[int] = []  # rows already marked sending (with the previous message's sent)
         for position, message in enumerate(messages):
@@ -338,7 +353,7 @@ class Postman:
             if ids != marked:
                 await self._mark(ids, Status.SENDING)
             try:
-                sent = await self.sender.send(chat_id, message.text, message.buttons)
+                sent = await self.sender.send(chat_id, message.text, message.buttons, silent=silent)
             except ChatGone as error:
                 self._chat_gone(chat_id, str(error), report)
                 return
@@ -456,12 +471,14 @@ class Postman:
                 break
         return bool(page)
 
-    async def send_text(self, chat_id: int, text: str, buttons: Keyboard = ()) -> SendReport:
+    async def send_text(
+        self, chat_id: int, text: str, buttons: Keyboard = (), *, silent: bool = False
+    ) -> SendReport:
         """A message outside the ledger (an empty digest's line, a card, a digest's later
         page), with the same limits."""
         report = SendReport()
         try:
-            sent = await self.sender.send(chat_id, text, buttons)
+            sent = await self.sender.send(chat_id, text, buttons, silent=silent)
         except ChatGone as error:
             self._chat_gone(chat_id, str(error), report)
             return report
@@ -476,3 +493,7 @@ class Postman:
 
 def _layout(chat: Chat | None) -> Layout:
     return Layout.of(chat) if chat else Layout()
+
+
+def _silent(chat: Chat | None, now: datetime) -> bool:
+    return chat is not None and silenced(chat, now)

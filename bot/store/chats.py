@@ -142,6 +142,14 @@ def all_chats(session: Session, *, active_only: bool = False) -> list[Chat]:
     return [_to_chat(row) for row in session.exec(statement)]
 
 
+def quiet_chats(session: Session) -> list[Chat]:
+    """Active chats with quiet hours (the delivery round leaves those in their window alone)."""
+    statement = select(ChatTable).where(
+        col(ChatTable.active), col(ChatTable.quiet_from).is_not(None)
+    )
+    return [_to_chat(row) for row in session.exec(statement)]
+
+
 def count_chats(session: Session) -> dict[str, int]:
     """Chats by state: active, paused (among the active) and inactive."""
     rows = session.exec(

@@ -201,7 +201,13 @@ class TelegramTransport:
         self.bot = bot
 
     async def send(
-        self, chat_id: int, text: str, *, html: bool = True, buttons: Keyboard = ()
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
     ) -> int:
         try:
             message = await self.bot.send_message(
@@ -210,6 +216,7 @@ class TelegramTransport:
                 parse_mode=ParseMode.HTML if html else None,
                 link_preview_options=NO_PREVIEW,
                 reply_markup=markup(buttons),
+                disable_notification=silent or None,  # None: the parameter is left out
             )
         except RetryAfter as error:
             raise RetryLater(retry_seconds(error)) from error

@@ -101,3 +101,26 @@ def test_live_processes_are_counted_by_their_heartbeat(
     clock.advance(seconds=11)  # run's beat is 31 s old: counted out
     backlog = read_backlog(any_database, now=clock())
     assert backlog.processes == 1 and backlog.waiting == {"pending": 0, "sending": 0}
+
+
+def test_rows_held_by_quiet_hours_are_late_only_from_the_windows_end(
+    any_database: Database, clock: Clock
+) -> None:
+    """Quiet hours of 22:00-07:00: an instant chat's rows planned at 23:00, and a digest chat's
+    for its digest at 23:00, are held until 07:00, and late only from then; set to silent,
+    the rows go at once, so they are late from when they were planned (and the digest from its
+    hour)."""
+    quiet = {"quiet_from": "22:00", "quiet_to": "07:00"}
+    subscribe(any_database, clock, INSTANT, "instant", **quiet)
+    subscribe(any_database, clock, DIGEST, "digest", digest_time="23:00", **quiet)
+    clock.advance(hours=11)  # 23:00
+    assert plan(any_database, clock) == 2 * 37
+    clock.advance(hours=7, minutes=59, seconds=59)  # 06:59:59: quiet still
+    assert read_backlog(any_database, now=clock()).oldest_waiting_seconds == 0
+    clock.advance(seconds=101)  # 07:01:40
+    assert read_backlog(any_database, now=clock()).oldest_waiting_seconds == 100
+    settle(any_database, clock, DIGEST)
+    with any_database.session() as session:
+        chats.update_chat(session, chat_id=DIGEST, last_digest_at=clock())
+        chats.update_chat(session, chat_id=INSTANT, quiet_silent=True)
+    assert read_backlog(any_database, now=clock()).oldest_waiting_seconds == 8 * 3600 + 100

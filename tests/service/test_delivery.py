@@ -306,6 +306,27 @@ async def test_a_digest_missed_while_down_goes_at_the_next_tick(post: Post, cloc
     assert await post.postman.digest_tick() == SendReport()
 
 
+async def test_quiet_hours_hold_digests_and_alerts_or_silence_them(
+    post: Post, clock: Clock
+) -> None:
+    """12:00 UTC, quiet hours 11:00-14:00: a 13:00 digest waits for 14:00 and an instant chat's
+    alerts too; set to silent, they go at once without a notification."""
+    quiet = {"quiet_from": "11:00", "quiet_to": "14:00"}
+    follow(post, clock, KV_CHAT, '"kv cache"', digest_time="13:00", **quiet)
+    follow(post, clock, HASSANI_CHAT, "au:Hassani", mode="instant", **quiet)
+    follow(post, clock, 3, "looped", mode="instant", quiet_silent=True, **quiet)
+    seeds_arrive(post, clock)
+    clock.advance(hours=1, minutes=30)  # 13:30
+    assert await post.postman.digest_tick() == SendReport()
+    assert await post.postman.deliver_instant() == SendReport(messages=1, sent=1)
+    assert [(m.chat_id, m.silent) for m in post.transport.sent] == [(3, True)]
+    clock.advance(minutes=30)  # 14:00: over
+    assert await post.postman.digest_tick() == SendReport(messages=1, sent=2, digests=1)
+    assert await post.postman.deliver_instant() == SendReport(messages=1, sent=1)
+    sent = [(m.chat_id, m.silent) for m in post.transport.sent]
+    assert sent == [(3, True), (KV_CHAT, False), (HASSANI_CHAT, False)]
+
+
 @pytest.mark.parametrize(
     ("listing_arrives", "line"),
     [

@@ -449,3 +449,67 @@ async def test_a_new_filters_button_sends_its_recent_papers_as_a_digest(world: W
     assert again["text"].startswith("Nothing new to send") and again["show_alert"] == "true"
     assert len(world.server.sent(ADA)) == shown + len(digest) and ledger(world, ADA) == {"sent": 2}
     assert world.server.messages[(ADA, subscribed["message_id"])] == subscribed  # left as it was
+
+
+def carrying(world: World, chat_id: int) -> list[dict[str, Any]]:
+    """The sendMessage calls Telegram took for the chat that carry papers, with their params."""
+    calls = world.server.calls_to("sendMessage")
+    return [
+        c.params
+        for c in calls
+        if c.ok
+        and int(c.params["chat_id"]) == chat_id
+        and "like:" in c.params.get("reply_markup", "")
+    ]
+
+
+async def test_alerts_in_quiet_hours_wait_and_go_out_together_when_they_end(world: World) -> None:
+    world.clock.now = datetime(2026, 10, 23, 21, 0, tzinfo=UTC)  # 23:00 in Berlin
+    await instant_user(world, ADA, '"kv cache"')
+    await world.command(ADA, "/timezone Europe/Berlin")
+    assert "Quiet now, until Sat 24 Oct 07:00" in await world.command(ADA, "/quiet 22:00-07:00")
+    await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
+    assert (await world.runtime.deliver()).messages == 0
+    assert "quiet now until Sat 24 Oct 07:00 (Europe/Berlin), 2 papers held" in (
+        await world.command(ADA, "/status")
+    )
+    world.clock.now = datetime(2026, 10, 24, 4, 59, tzinfo=UTC)  # 06:59
+    assert (await world.runtime.deliver()).messages == 0
+    assert alerts(world, ADA) == [] and ledger(world, ADA) == {"pending": 2}
+
+    world.clock.now = datetime(2026, 10, 24, 5, 0, 30, tzinfo=UTC)  # the first tick after 07:00
+    report = await world.runtime.deliver()
+    assert report.sent == 2 and report.messages == 1  # one bundle
+    assert sorted(papers_in(alerts(world, ADA))) == [BENICE, ELASTICKV]
+    assert ledger(world, ADA) == {"sent": 2}
+    assert "disable_notification" not in carrying(world, ADA)[0]  # the window is over: it rings
+    assert (await world.runtime.deliver()).messages == 0  # each once
+
+
+async def test_silent_quiet_hours_send_at_once_without_a_notification(world: World) -> None:
+    world.clock.now = datetime(2026, 10, 23, 21, 0, tzinfo=UTC)  # 23:00 in Berlin
+    await instant_user(world, ADA, "language")
+    for command in ("/timezone Europe/Berlin", "/quiet 22-7", "/quiet silent"):
+        await world.command(ADA, command)
+    await world.drop(SEED_000)
+    assert (await world.runtime.deliver()).sent == 2
+    assert [p.get("disable_notification") for p in carrying(world, ADA)] == ["true"]
+    world.clock.now = datetime(2026, 10, 24, 6, 0, tzinfo=UTC)  # 08:00: the window is over
+    await world.drop(SEED_002)
+    assert (await world.runtime.deliver()).sent == 1
+    assert [p.get("disable_notification") for p in carrying(world, ADA)] == ["true", None]
+    assert len(papers_in(alerts(world, ADA))) == 3 and ledger(world, ADA) == {"sent": 3}
+
+
+async def test_a_digest_due_in_quiet_hours_goes_out_when_they_end(world: World) -> None:
+    world.clock.now = datetime(2026, 10, 23, 12, 0, tzinfo=UTC)
+    for command in ("/subscribe looped", "/timezone Europe/Berlin", "/time 23:00", "/quiet 22-7"):
+        await world.command(ADA, command)
+    await world.drop(SEED_002)
+    world.clock.now = datetime(2026, 10, 23, 21, 30, tzinfo=UTC)  # 23:30: due, and quiet
+    assert (await world.runtime.send_due_digests()).digests == 0
+    world.clock.now = datetime(2026, 10, 24, 5, 0, tzinfo=UTC)  # 07:00
+    await world.runtime.send_due_digests()
+    await world.runtime.send_due_digests()
+    digests = [t for t in world.server.texts(ADA) if "Your digest" in t]
+    assert len(digests) == 1 and "BeNice!" in digests[0] and ledger(world, ADA) == {"sent": 1}
