@@ -222,6 +222,7 @@ SAID = {
     "mode": "/mode instant",
     "time": "/time 13:30",
     "timezone": "/timezone Europe/Berlin",
+    "quiet": "/quiet 22:00-07:00",
     "updates": "/updates on",
     "digest": "/digest",
     "like": "/like 2610.18001",
