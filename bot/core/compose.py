@@ -167,22 +167,12 @@ class ToCompose(Sequence[tuple[Item, list[Delivery]]], ABC):
     def rank(self, index: int, *, by_score: bool = True) -> Rank:
         """`rank` of the item at `index`."""
 
-
-class Made(ToCompose):
-    """Items made beforehand, each with its rows (an alert's few; a test's or a benchmark's
-    hostile or measured items), ordered by their own filters and marks."""
-
-    def __init__(self, items: Sequence[tuple[Item, list[Delivery]]]) -> None:
-        self.items = list(items)
-        self.rows = [rows for _, rows in self.items]
-        self.first_filters = [first_filter(item) for item, _ in self.items]
-        self.matched_filters = [item.filters for item, _ in self.items]
-
-    def rank(self, index: int, *, by_score: bool = True) -> Rank:
-        return rank(self.items[index][0], by_score=by_score)
+    @abstractmethod
+    def item(self, index: int) -> Item:
+        """The item at `index` (made now, when it is made lazily)."""
 
     def __len__(self) -> int:
-        return len(self.items)
+        return len(self.rows)
 
     @overload
     def __getitem__(self, index: int) -> tuple[Item, list[Delivery]]: ...
@@ -191,6 +181,25 @@ class Made(ToCompose):
     def __getitem__(
         self, index: int | slice
     ) -> tuple[Item, list[Delivery]] | list[tuple[Item, list[Delivery]]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self.item(index), self.rows[index]
+
+
+class Made(ToCompose):
+    """Items made beforehand, each with its rows (an alert's few; a test's or a benchmark's
+    hostile or measured items), ordered by their own filters and marks."""
+
+    def __init__(self, items: Sequence[tuple[Item, list[Delivery]]]) -> None:
+        self.items = [item for item, _ in items]
+        self.rows = [rows for _, rows in items]
+        self.first_filters = [first_filter(item) for item in self.items]
+        self.matched_filters = [item.filters for item in self.items]
+
+    def rank(self, index: int, *, by_score: bool = True) -> Rank:
+        return rank(self.items[index], by_score=by_score)
+
+    def item(self, index: int) -> Item:
         return self.items[index]
 
 
@@ -251,9 +260,6 @@ class Matches(ToCompose):
             matched = self._shared[key] = _Matched(named, first_of(named), leaves)
         return matched
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
     def rank(self, index: int, *, by_score: bool = True) -> Rank:
         """`rank` of the item at `index`, without making it."""
         matched = self._matched[index]
@@ -265,19 +271,11 @@ class Matches(ToCompose):
         score = self._scores.get(self.rows[index][0].paper_id) if by_score else None
         return rank_of(score[0] if score else None, title, len(matched.named))
 
-    @overload
-    def __getitem__(self, index: int) -> tuple[Item, list[Delivery]]: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[tuple[Item, list[Delivery]]]: ...
-    def __getitem__(
-        self, index: int | slice
-    ) -> tuple[Item, list[Delivery]] | list[tuple[Item, list[Delivery]]]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        item = self._made[index]
-        if item is None:
-            item = self._made[index] = self._make(index)
-        return item, self.rows[index]
+    def item(self, index: int) -> Item:
+        made = self._made[index]
+        if made is None:
+            made = self._made[index] = self._make(index)
+        return made
 
     def _make(self, index: int) -> Item:
         settled, matched = self.rows[index], self._matched[index]
