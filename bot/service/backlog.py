@@ -44,9 +44,10 @@ def read_backlog(database: Database, *, now: datetime) -> Backlog:
 
 
 def oldest_late_seconds(database: Database, *, now: datetime) -> float:
-    """How late the oldest late row is (0: none is): /healthz, which needs no more."""
+    """How late the oldest late row is (0: none is): /healthz, which needs no more. With
+    nothing waiting (most probes) the chats are not read."""
     with database.session() as session:
-        return _oldest_late(session, now)
+        return _oldest_late(session, now) if deliveries.count_waiting(session) else 0.0
 
 
 def _oldest_late(session: Session, now: datetime) -> float:

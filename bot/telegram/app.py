@@ -241,9 +241,10 @@ SKIPPED_RUN = 'Execution of job "%s" skipped: maximum number of running instance
 
 
 class SkippedRunsQuiet(logging.Filter):
-    """APScheduler warns each time a job's tick comes while its last run is still going: every
-    5 s of a delivery round that takes minutes, hundreds of lines a round, each saying no more
-    than paperbot_job_runs_skipped_total counts."""
+    """APScheduler warns each time a job's tick comes while its last run is still going (the
+    inbox scan of a large drop: the delivery and digest jobs start their rounds in the
+    background and return), each line saying no more than paperbot_job_runs_skipped_total
+    counts."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not str(record.msg).startswith(SKIPPED_RUN)
