@@ -105,6 +105,13 @@ def database(tmp_path: Path, sqlite_template: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A folder to run `paperbot` in, with the bundled seeds where the default inbox is."""
+    shutil.copytree(SEEDS, tmp_path / "seeds")
+    return tmp_path
+
+
+@pytest.fixture
 def feeds() -> Iterator[FeedServer]:
     """A feed server on 127.0.0.1 (tests/feed_server.py)."""
     server = FeedServer()

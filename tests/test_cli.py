@@ -16,16 +16,10 @@ import pytest
 
 from bot.logs import Redacted
 from bot.store.database import create_database_engine, head_revision
-from tests.conftest import POSTGRES_URL, ROOT, SEEDS, _reset_postgres
+from tests.conftest import POSTGRES_URL, ROOT, _reset_postgres
 from tests.store.test_database import AHEAD, revision_of, schema_at
 
 CASES = Path(__file__).parent / "data" / "listings"
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    shutil.copytree(SEEDS, tmp_path / "seeds")
-    return tmp_path
 
 
 def paperbot(

@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from packaging.utils import canonicalize_name
 from bot.cli import EXIT_SCHEMA_AHEAD, EXIT_USAGE, _parser
 from bot.config import Settings
 from bot.store import Database
-from tests.conftest import ROOT, SEEDS
+from tests.conftest import ROOT
 from tests.test_cli import paperbot
 
 DEPLOY = ROOT / "deploy"
@@ -568,12 +567,6 @@ def test_the_env_example_names_every_setting_with_its_default() -> None:
 
 
 # -- paperbot db backup ---------------------------------------------------------------------------
-
-
-@pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    shutil.copytree(SEEDS, tmp_path / "seeds")
-    return tmp_path
 
 
 def table_rows(path: Path) -> dict[str, list[tuple[Any, ...]]]:

@@ -49,12 +49,6 @@ def test_control_characters_are_escaped(text: str, shown: str) -> None:
 
 
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    shutil.copytree(SEEDS, tmp_path / "seeds")
-    return tmp_path
-
-
-@pytest.fixture
 def captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
     """paperbot's handlers (text, then JSON) on the root logger, writing to one stream each."""
     streams = io.StringIO(), io.StringIO()

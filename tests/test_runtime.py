@@ -158,27 +158,6 @@ def test_the_inbox_scan_brings_the_recent_papers_up_to_date(
     assert stored and runtime.app.recent.held == stored
 
 
-class HeldTransport:
-    """Holds the first message until the test lets it go: a round that takes its time."""
-
-    def __init__(self) -> None:
-        self.sending = asyncio.Event()
-        self.go = asyncio.Event()
-
-    async def send(
-        self,
-        chat_id: int,
-        text: str,
-        *,
-        html: bool = True,
-        buttons: Keyboard = (),
-        silent: bool = False,
-    ) -> int:
-        self.sending.set()
-        await self.go.wait()
-        return 1
-
-
 async def test_the_worker_beats_while_a_long_round_goes_on(
     database: Database, clock: Clock, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -187,7 +166,7 @@ async def test_the_worker_beats_while_a_long_round_goes_on(
     of one that started since, and the two share Telegram's budget (CI saw a 429 when a round
     went on at the whole 30/s beside a worker: the beat had come only between rounds)."""
     monkeypatch.setattr(jobs, "DELIVERY_SECONDS", 0.01)  # the ticks, quicker (real seconds)
-    transport = HeldTransport()
+    transport = HoldingTransport(held=1)
     settings = Settings(inbox=InboxSettings(dir=tmp_path))  # an empty inbox
     runtime = Runtime.build(settings, database, transport, clock=clock)
     follow(database, 1, "first", now=clock())
@@ -197,7 +176,7 @@ async def test_the_worker_beats_while_a_long_round_goes_on(
     runtime.plan()
     stop = asyncio.Event()
     running = asyncio.create_task(run_jobs(runtime, stop))
-    await asyncio.wait_for(transport.sending.wait(), 30)  # a round under way, its message held
+    await asyncio.wait_for(transport.holding.wait(), 30)  # a round under way, its message held
     limiter = runtime.postman.sender.limiter
     assert limiter.limits.overall_per_second == 30
     processes.heartbeat(database, process_id="worker", kind="paperbot", now=clock())
