@@ -206,7 +206,7 @@ def _imported(report: ImportReport) -> str:
         text += f" {plural(result.already, 'line')} you follow already."
     if result.problems:
         count = len(result.problems)
-        text += f" {count} line{'s' if count != 1 else ''} not imported:\n"
+        text += f" {plural(count, 'line')} not imported:\n"
         text += "\n".join(map(_import_problem, result.problems[:NAMED_AT_MOST]))
         if count > NAMED_AT_MOST:
             text += f"\n… and {count - NAMED_AT_MOST} more."

@@ -187,5 +187,6 @@ def held_until(chat: Chat, now: datetime) -> datetime | None:
 def silenced(chat: Chat, now: datetime) -> bool:
     """Whether a message to the chat at `now` goes without a notification: its quiet hours are
     in force, and set to silent."""
-    in_window = quiet_until(now, chat.quiet_from, chat.quiet_to, chat.timezone) is not None
-    return chat.quiet_silent and in_window
+    if not chat.quiet_silent:  # most chats: asked for each message, no window worked out
+        return False
+    return quiet_until(now, chat.quiet_from, chat.quiet_to, chat.timezone) is not None

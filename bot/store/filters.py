@@ -31,10 +31,10 @@ def chat_filters(session: Session, *, chat_id: int) -> list[Filter]:
 def filters_of_chats(session: Session, *, chat_ids: Sequence[int]) -> dict[int, list[Filter]]:
     """Several chats' filters at once, each chat's in /list order."""
     found: dict[int, list[Filter]] = {chat_id: [] for chat_id in chat_ids}
-    for start in range(0, len(chat_ids), 400):
+    for chunk in id_chunks(chat_ids):
         statement = (
             select(FilterTable)
-            .where(col(FilterTable.chat_id).in_(chat_ids[start : start + 400]))
+            .where(col(FilterTable.chat_id).in_(chunk))
             .order_by(col(FilterTable.id))
         )
         for row in session.exec(statement):
@@ -88,10 +88,13 @@ def stored_filters(session: Session, *, filter_ids: Sequence[int]) -> set[int]:
 
 def filter_models(session: Session, *, filter_ids: Sequence[int]) -> dict[int, bytes]:
     """The stored scorers of "more like this" filters."""
-    statement = select(FilterTable.id, FilterTable.model).where(
-        col(FilterTable.id).in_(filter_ids), col(FilterTable.model).is_not(None)
-    )
-    return {i: m for i, m in session.exec(statement) if i is not None and m is not None}
+    found: dict[int, bytes] = {}
+    for chunk in id_chunks(filter_ids):
+        statement = select(FilterTable.id, FilterTable.model).where(
+            col(FilterTable.id).in_(chunk), col(FilterTable.model).is_not(None)
+        )
+        found.update((i, m) for i, m in session.exec(statement) if i is not None and m is not None)
+    return found
 
 
 def set_filter_model(session: Session, *, filter_id: int, model: bytes) -> None:

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from datetime import date
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
+from bot.core.authors import MAX_AUTHORS
 from bot.core.listings.base import ListingError, ParsedListing, read_doi
 from bot.core.paper import Paper
 from bot.core.text import fold_whitespace, printable, subscript, superscript
 
 FORMAT = "pubmed-xml"
-MAX_AUTHORS = 100  # as bot.core.authors keeps of any list; the rest is counted
 _HEAD = 4096
 _ENTITY_DECLARATION = re.compile(r"<!ENTITY", re.I)
 _MONTHS = {
