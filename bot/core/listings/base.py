@@ -6,7 +6,7 @@ import codecs
 import re
 from dataclasses import dataclass, field
 
-from bot.core.paper import Paper, normalise_doi
+from bot.core.paper import AnnounceType, Paper, normalise_doi
 from bot.core.text import printable
 
 # What the store keeps of a paper's identity (bot/store/tables.py; a test holds the two in step):
@@ -107,3 +107,11 @@ def read_doi(text: str) -> str | None:
     if not doi or not doi.startswith("10.") or "/" not in doi:
         return None
     return None if any(c.isspace() for c in doi) else doi
+
+
+def announce_of_version(version: int | None) -> AnnounceType:
+    """A preprint server's version tells new from replaced, as arXiv's does (unknown without
+    one)."""
+    if version is None:
+        return AnnounceType.UNKNOWN
+    return AnnounceType.NEW if version == 1 else AnnounceType.REPLACE

@@ -13,8 +13,8 @@ from datetime import date
 from typing import Any
 
 from bot.core.authors import parse_surname_first
-from bot.core.listings.base import ListingError, ParsedListing, read_doi
-from bot.core.paper import AnnounceType, Paper
+from bot.core.listings.base import ListingError, ParsedListing, announce_of_version, read_doi
+from bot.core.paper import Paper
 from bot.core.text import clean_text, printable
 
 FORMAT = "biorxiv-api"
@@ -96,7 +96,7 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
         source=source,
         version=version,
         doi=doi,
-        announce_type=AnnounceType.NEW if version == 1 else AnnounceType.REPLACE,
+        announce_type=announce_of_version(version),
         authors=authors,
         more_authors=more,
         categories=(kept,) if kept else (),

@@ -15,7 +15,7 @@ import feedparser
 
 from bot.core.authors import is_surname_first, parse_authors, parse_surname_first
 from bot.core.listings import biorxiv, journals
-from bot.core.listings.base import ListingError, ParsedListing, read_doi
+from bot.core.listings.base import ListingError, ParsedListing, announce_of_version, read_doi
 from bot.core.paper import (
     AnnounceType,
     Paper,
@@ -233,7 +233,7 @@ def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Pape
         arxiv_id=identity[0] if identity else None,
         version=version,
         doi=_doi(entry),
-        announce_type=_preprint_announce(version) if not identity else AnnounceType.UNKNOWN,
+        announce_type=announce_of_version(version) if not identity else AnnounceType.UNKNOWN,
         authors=authors,
         more_authors=more,
         categories=keep_categories([*_tags(entry), *preprint_subjects]),
@@ -261,13 +261,6 @@ def _journal_ref(entry: Entry, title: str, feed: Any) -> str | None:
     pages = (_text(entry, "prism_startingpage"), _text(entry, "prism_endingpage"))
     volume, issue = _text(entry, "prism_volume"), _text(entry, "prism_number")
     return journals.journal_reference(names, title, volume, issue, pages)
-
-
-def _preprint_announce(version: int | None) -> AnnounceType:
-    """A preprint server's version tells new from replaced, as arXiv's does."""
-    if version is None:
-        return AnnounceType.UNKNOWN
-    return AnnounceType.NEW if version == 1 else AnnounceType.REPLACE
 
 
 def _kind(parsed: Any) -> tuple[str, Callable[[Entry, str, date | None], Paper]]:
