@@ -211,23 +211,39 @@ def test_the_state_check_finds_a_literal() -> None:
 PARSES_TYPED = {BOT / "service" / "subscriptions.py", BOT / "service" / "preview.py"}
 
 
+def _filter_kind_reads(tree: ast.AST) -> list[str]:
+    """A stored filter parsed as keywords (`rules.parse(...)`), or told apart by the `like:`
+    prefix itself (the literal, or LIKE_PREFIX used for it); an f-string's "like:{row}" is a
+    button's data, not a filter."""
+    found = []
+    in_fstrings = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "parse" and ast.unparse(node.func.value).endswith("rules"):
+                found.append(ast.unparse(node))
+            read = ast.unparse(node).lower()
+            if node.func.attr == "startswith" and ("like:" in read or "like_prefix" in read):
+                found.append(ast.unparse(node))
+        if isinstance(node, ast.Constant) and node.value == "like:" and id(node) not in in_fstrings:
+            found.append(repr(node.value))
+    return found
+
+
 @pytest.mark.parametrize("module", sorted(BOT.rglob("*.py")), ids=name)
 def test_a_stored_filter_is_compiled_in_one_function(module: Path) -> None:
     """Stored filters are read by their kind through FilterRules.compile (keywords or a "more
     like this" filter's seeds), never parsed as keywords, nor told apart by their prefix."""
     if module == CORE / "query.py" or module in PARSES_TYPED:
         return
-    tree = ast.parse(module.read_text())
-    calls = [
-        node.func
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-    ]
-    assert not [c for c in calls if c.attr == "parse" and ast.unparse(c.value).endswith("rules")]
-    in_fstrings = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
-    prefixes = [  # an f-string's "like:{row}" is a button's data, not a filter
-        n for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value == "like:"
-    ]
-    assert not [n for n in prefixes if id(n) not in in_fstrings], (
-        f"{name(module)} reads the like: prefix itself"
+    assert _filter_kind_reads(ast.parse(module.read_text())) == [], name(module)
+
+
+def test_the_filter_kind_check_finds_a_prefix_and_a_parse() -> None:
+    source = (
+        'if stored.source.startswith("like:"): pass\n'
+        "similar = source.startswith(LIKE_PREFIX)\n"
+        "tree = self.rules.parse(stored.source)\n"
+        'button = f"like:{row}"\n'
     )
+    # two startswith, the first's literal, the parse; not the button's f-string
+    assert len(_filter_kind_reads(ast.parse(source))) == 4
