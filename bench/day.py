@@ -63,7 +63,12 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import text  # noqa: E402
 
 from bench.digest import read_day  # noqa: E402
-from bench.match import STOPWORDS, calibration_seconds, peak_rss_mb  # noqa: E402
+from bench.match import (  # noqa: E402
+    STOPWORDS,
+    calibration_seconds,
+    peak_rss_mb,
+    read_filter_file,
+)
 from bot.commands import Caller, handle_text  # noqa: E402
 from bot.config import DatabaseSettings, MemorySettings, Settings  # noqa: E402
 from bot.core.paper import Paper  # noqa: E402
@@ -224,10 +229,10 @@ def generated_filters(maker: FilterMaker, chat_count: int, per_chat: int) -> lis
 
 
 def filters_from_file(path: Path, chat_count: int, per_chat: int) -> list[list[str]]:
-    """One filter a line (blank lines and # comments skipped), dealt out in order: chat n gets
-    lines nK .. nK+K-1, starting over at the top when the file runs out."""
-    lines = [line.strip() for line in path.read_text().splitlines()]
-    sources = [line for line in lines if line and not line.startswith("#")]
+    """The filters of a file (bench/match.py's read_filter_file: lines the parser refuses are
+    reported and left out), dealt out in order: chat n gets lines nK .. nK+K-1, starting over at
+    the top when the file runs out."""
+    sources = read_filter_file(path)
     if not sources:
         raise SystemExit(f"{path}: no filters")
     cycle = itertools.cycle(sources)

@@ -60,3 +60,16 @@ def test_workers_need_postgresql() -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--workers needs --database postgresql" in done.stderr
+
+
+def test_a_filter_file_line_the_parser_refuses_is_reported_and_the_rest_used(tmp_path) -> None:
+    filters = tmp_path / "filters.txt"
+    filters.write_text('diffusion\n# a comment\n"kv cache\n\nau:\n"kv cache" -survey\n')
+    listing = next((ROOT / "seeds").iterdir())
+    command = [sys.executable, "bench/match.py", "--filters-file", str(filters),
+               "--listing", str(listing), "--json"]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["filters"] == 2
+    assert f'{filters}: line 3: unbalanced quote at 1: "kv cache' in done.stderr
+    assert f"{filters}: line 5: 'au:' needs a word" in done.stderr

@@ -38,14 +38,14 @@ from bot.core.query import parse_query
         ("cat:math", CategoryTest(("math", "math."))),
         ("cat:cs.*", CategoryTest(("cs.",))),
         # An AND's plain words become one set test per field set, put first.
-        ("alpha beta", WordsBut(TEXT, frozenset({"alpha", "beta"}), frozenset())),
-        ("alpha -beta", WordsBut(TEXT, frozenset({"alpha"}), frozenset({"beta"}))),
+        ("alpha beta", WordsBut(TEXT, ("alpha", "beta"), ())),
+        ("alpha -beta", WordsBut(TEXT, ("alpha",), ("beta",))),
         (
             "distill* alpha beta -gamma",
             AllOf(
                 (
-                    AllWords(TEXT, frozenset({"alpha", "beta"})),
-                    NoWords(TEXT, frozenset({"gamma"})),
+                    AllWords(TEXT, ("alpha", "beta")),
+                    NoWords(TEXT, ("gamma",)),
                     PrefixTest(TEXT, "distill"),
                 )
             ),
@@ -58,7 +58,7 @@ from bot.core.query import parse_query
                     AllOf(
                         (
                             WordTest(AUTHOR, "lee"),
-                            NotTest(WordsBut(TEXT, frozenset({"beta", "gamma"}), frozenset())),
+                            NotTest(WordsBut(TEXT, ("beta", "gamma"), ())),
                         )
                     ),
                     WordTest(TITLE, "delta"),
