@@ -19,7 +19,9 @@ from bot.core.buttons import (
     SendRecent,
     ShowCard,
     parse_press,
+    rate_buttons,
 )
+from bot.core.chat import GROUPS
 from bot.core.render import plural
 from bot.core.summary import shorten
 from bot.runtime import Runtime
@@ -59,6 +61,12 @@ async def send_recent(app: Paperbot, caller: Caller, press: SendRecent) -> Reply
 
 
 async def rate(app: Paperbot, caller: Caller, press: Rate) -> Reply:
+    """👍/👎: a group member's vote (anyone in the group), else the chat's rating (a channel's
+    administrators, a private chat's reader)."""
+    if caller.kind in GROUPS and caller.user_id is not None:
+        return vote(app, caller.chat_id, caller.user_id, press)
+    if not await caller.may_manage():
+        return Reply(ADMINISTRATORS_ONLY, notice=True)
     rated = app.rate(caller.chat_id, press.row_id, press.value)
     if rated is None:
         return Reply(OUT_OF_DATE, notice=True)
@@ -66,6 +74,21 @@ async def rate(app: Paperbot, caller: Caller, press: Rate) -> Reply:
     if not rated.value:
         return Reply(f"Rating taken back: {title}", notice=True, alert=False)
     return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
+
+
+def vote(app: Paperbot, chat_id: int, user_id: int, press: Rate) -> Reply:
+    voted = app.vote(chat_id, user_id, press.row_id, press.value)
+    if voted is None:
+        return Reply(OUT_OF_DATE, notice=True)
+    counted = rate_buttons(press.row_id, press.number, voted.likes, voted.dislikes)
+    title = shorten(voted.paper.title, 60)
+    if voted.value:
+        said = f"Your {SIGNS[voted.value]} counted: {title}"
+    else:
+        said = f"Your vote taken back: {title}"
+    return Reply(
+        said, notice=True, alert=False, relabel={button.data: button.label for button in counted}
+    )
 
 
 async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) -> Reply:
@@ -92,6 +115,9 @@ async def confirm_stop(app: Paperbot, caller: Caller, press: ConfirmStop) -> Rep
     return Reply("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
 
 
+ADMINISTRATORS_ONLY = "Only the group's administrators can change its filters."
+
+
 @dataclass(frozen=True)
 class Pressed:
     # each handler takes the press type it is filed under (BUTTONS' key)
@@ -103,7 +129,7 @@ BUTTONS: dict[type, Pressed] = {
     ShowCard: Pressed(show_card, manages=False),  # reading: anyone in the chat
     NextPage: Pressed(next_page, manages=False),
     SendRecent: Pressed(send_recent, manages=False),  # like /digest: anyone in the chat
-    Rate: Pressed(rate, manages=True),
+    Rate: Pressed(rate, manages=False),  # a group's members vote; rate() asks the rest
     FollowSimilar: Pressed(follow_similar, manages=True),
     RemoveFilter: Pressed(remove_filter, manages=True),
     ConfirmStop: Pressed(confirm_stop, manages=True),
@@ -118,5 +144,5 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
         return Reply(OUT_OF_DATE)
     pressed = BUTTONS[type(press)]
     if pressed.manages and not await caller.may_manage():
-        return Reply("Only the group's administrators can change its filters.", notice=True)
+        return Reply(ADMINISTRATORS_ONLY, notice=True)
     return await pressed.handler(runtime.app, caller, press)

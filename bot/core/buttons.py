@@ -7,7 +7,7 @@ another chat does nothing. Made and read here only, so the two never drift apart
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -38,10 +38,13 @@ class NextPage:
 
 @dataclass(frozen=True)
 class Rate:
-    """👍 (1) or 👎 (-1) for the paper of a ledger row; the same again takes it back."""
+    """👍 (1) or 👎 (-1) for the paper of a ledger row; the same again takes it back. `number`:
+    the paper's number in a message that carries several (None: the only one, or a button
+    made before buttons carried it)."""
 
     row_id: int
     value: int
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,10 +85,27 @@ def more_button(row_id: int, number: int, remaining: int) -> Button:
     return Button(f"{label} ▸", f"more:{row_id}:{number}")
 
 
-def rate_buttons(row_id: int, number: int | None = None) -> list[Button]:
-    """👍 and 👎 for a paper (numbered when a message carries several)."""
-    shown = f" {number}" if number is not None else ""
-    return [Button(f"👍{shown}", f"like:{row_id}"), Button(f"👎{shown}", f"dislike:{row_id}")]
+def rate_buttons(
+    row_id: int, number: int | None = None, likes: int = 0, dislikes: int = 0
+) -> list[Button]:
+    """👍 and 👎 for a paper (numbered when a message carries several), with a group's votes
+    counted on them once there are any: "👍 3", or "2. 👍 3" for paper 2 of a digest."""
+    numbered = f":{number}" if number is not None else ""
+    return [
+        Button(rate_label("👍", number, likes), f"like:{row_id}{numbered}"),
+        Button(rate_label("👎", number, dislikes), f"dislike:{row_id}{numbered}"),
+    ]
+
+
+def rate_label(sign: str, number: int | None, count: int) -> str:
+    if not count:
+        return f"{sign} {number}" if number is not None else sign
+    return f"{number}. {sign} {count}" if number is not None else f"{sign} {count}"
+
+
+def relabeled(keyboard: Keyboard, labels: Mapping[str, str]) -> list[list[Button]]:
+    """The keyboard with the buttons named in `labels` (by their data) labelled anew."""
+    return [[Button(labels.get(b.data, b.label), b.data) for b in row] for row in keyboard]
 
 
 def paper_buttons(row_id: int, number: int | None = None, *, similar: bool) -> list[Button]:
@@ -123,10 +143,10 @@ def parse_press(data: str) -> Press | None:
             return ShowCard(row_id)
         case "more", [row_id, number] if number >= 1:
             return NextPage(row_id, number)
-        case "like", [row_id]:
-            return Rate(row_id, 1)
-        case "dislike", [row_id]:
-            return Rate(row_id, -1)
+        case "like" | "dislike", [row_id]:
+            return Rate(row_id, 1 if action == "like" else -1)
+        case "like" | "dislike", [row_id, number] if number >= 1:
+            return Rate(row_id, 1 if action == "like" else -1, number)
         case "similar", [row_id]:
             return FollowSimilar(row_id)
         case "remove", [filter_id]:

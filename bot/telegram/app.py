@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobSubmissionEvent
 from apscheduler.schedulers.base import BaseScheduler
-from telegram import BotCommand, ChatMemberUpdated, Update
+from telegram import BotCommand, ChatMemberUpdated, Message, Update
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -30,13 +30,20 @@ from telegram.ext import (
 from bot import jobs, logs
 from bot.commands import COMMANDS, Caller, handle_text, press_button
 from bot.config import Settings, cannot_listen
+from bot.core.buttons import relabeled
 from bot.core.flood import FloodGate, Verdict
 from bot.core.telegram_text import split_message
 from bot.metrics import Metrics, serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
 from bot.telegram.startup import reach_telegram, stopped_by_signals
-from bot.telegram.transport import NO_PREVIEW, TelegramTransport, markup, telegram_request
+from bot.telegram.transport import (
+    NO_PREVIEW,
+    TelegramTransport,
+    keyboard_of,
+    markup,
+    telegram_request,
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +70,7 @@ def _caller(update: Update, context: Context) -> Caller:
         member = await context.bot.get_chat_member(chat.id, user.id)
         return member.status in ADMINS
 
-    return Caller(chat.id, chat.type, is_admin)
+    return Caller(chat.id, chat.type, is_admin, user.id if user is not None else None)
 
 
 def _admitted(update: Update, context: Context) -> Verdict:
@@ -115,6 +122,8 @@ async def on_button(update: Update, context: Context) -> None:
     reply = await press_button(context.runtime, _caller(update, context), query.data)
     if reply.notice:  # an alert to read, or nothing to say (a card or a page was sent)
         await query.answer(reply.text or None, show_alert=reply.alert and bool(reply.text))
+        if reply.relabel and isinstance(query.message, Message):
+            await _relabel(query.message, reply.relabel)
         return
     await query.answer()
     try:
@@ -125,6 +134,20 @@ async def on_button(update: Update, context: Context) -> None:
         if "not modified" not in error.message.lower():
             raise
         # a second press of the same button: the message already says this
+
+
+async def _relabel(message: Message, labels: dict[str, str]) -> None:
+    """The message's buttons named in `labels` (by their data) labelled anew: a group's vote
+    counts on a paper's 👍 and 👎."""
+    keyboard = keyboard_of(message.reply_markup)
+    changed = relabeled(keyboard, labels)
+    if changed == keyboard:
+        return
+    try:
+        await message.edit_reply_markup(markup(changed))
+    except BadRequest as error:  # two presses at once: the other edit said this already
+        if "not modified" not in error.message.lower():
+            raise
 
 
 async def on_membership(update: Update, context: Context) -> None:
