@@ -435,6 +435,18 @@ class FakeTelegram:
             message["reply_markup"] = json.loads(params.get("reply_markup", "null"))
             return {k: v for k, v in message.items() if k != "parse_mode"}
 
+    def api_editMessageReplyMarkup(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
+        markup = json.loads(params.get("reply_markup", "null"))
+        with self.changed:
+            message = self.messages.get((chat_id, message_id))
+            if message is None:
+                raise ApiError(400, "Bad Request: message to edit not found")
+            if message.get("reply_markup") == markup:
+                raise ApiError(400, "Bad Request: message is not modified")
+            message["reply_markup"] = markup
+            return {k: v for k, v in message.items() if k != "parse_mode"}
+
     # -- playing users -----------------------------------------------------------------------
 
     def _chat(self, chat_id: int) -> dict[str, Any]:
@@ -484,7 +496,7 @@ class FakeTelegram:
             "message": {
                 k: v
                 for k, v in message.items()
-                if k in ("message_id", "date", "chat", "from", "text")
+                if k in ("message_id", "date", "chat", "from", "text", "reply_markup")
             },
         }
         return self._push({"callback_query": query})
