@@ -13,6 +13,7 @@ import pytest
 
 from bot.commands import OUT_OF_DATE, Caller, Reply, handle_text, press_button
 from bot.config import InboxSettings, Settings
+from bot.core.buttons import reaction_vote
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback
@@ -269,3 +270,25 @@ async def test_stop_deletes_the_votes_and_a_supergroup_keeps_them(
     await press_button(runtime, Caller(-1005, "supergroup", Admin(True), ANN), "stop:yes")
     assert votes(runtime, -1005) == {} and ratings(runtime, -1005) == {}
     assert feedback.counts(runtime.database, chat_id=-1005) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "vote"),
+    [
+        ((), ("👍",), 1),
+        ((), ("👎",), -1),
+        (("👍",), ("👎",), -1),  # switched
+        (("👎",), ("👍",), 1),
+        (("👍",), (), 0),  # taken off: the vote taken back
+        (("👎", "🔥"), ("🔥",), 0),
+        (("👍", "👎"), ("👍",), 1),  # a Premium member's two: the one left stands
+        (("👍", "👎"), ("👎",), -1),
+        (("👍",), ("👍", "🔥"), None),  # another emoji: nothing to count
+        ((), ("❤",), None),
+        ((), (), None),
+    ],
+)
+def test_a_reaction_reads_as_the_button_would(
+    old: tuple[str, ...], new: tuple[str, ...], vote: int | None
+) -> None:
+    assert reaction_vote(old, new) == vote

@@ -17,7 +17,7 @@ returns; it imports nothing else from bot.service (tests/test_architecture.py ho
 
 from __future__ import annotations
 
-from bot.commands.buttons import BUTTONS, press_button
+from bot.commands.buttons import BUTTONS, press_button, react
 from bot.commands.replies import OUT_OF_DATE, Caller, Command, Reply, Usage
 from bot.commands.table import COMMANDS, COMMANDS_BY_NAME, handle_text, parse_command, run_command
 
@@ -33,5 +33,6 @@ __all__ = [
     "handle_text",
     "parse_command",
     "press_button",
+    "react",
     "run_command",
 ]

@@ -4,7 +4,7 @@ only a group's administrators may press it)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from bot.core.buttons import (
     ShowCard,
     parse_press,
     rate_buttons,
+    reaction_vote,
 )
 from bot.core.chat import GROUPS
 from bot.core.render import plural
@@ -116,6 +117,22 @@ async def confirm_stop(app: Paperbot, caller: Caller, press: ConfirmStop) -> Rep
 
 
 ADMINISTRATORS_ONLY = "Only the group's administrators can change its filters."
+
+
+async def react(
+    runtime: Runtime, caller: Caller, message_id: int, old: Collection[str], new: Collection[str]
+) -> None:
+    """A 👍 or 👎 reaction put on or taken off one of our messages: on a message of one paper,
+    it counts as the paper's button would (a group member's vote, a private chat's rating),
+    silently (a reaction gets no answer; Telegram shows the reactions' own counts). Other
+    emojis, messages of several papers, and people unnamed (an anonymous administrator, a
+    channel) change nothing."""
+    value = reaction_vote(old, new)
+    if value is None or caller.user_id is None:
+        return
+    if caller.kind not in GROUPS and caller.kind != "private":
+        return  # a channel rates by its administrators' presses only
+    runtime.app.react(caller.chat_id, caller.kind, caller.user_id, message_id, value)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ another chat does nothing. Made and read here only, so the two never drift apart
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -128,6 +128,24 @@ def recent_button(filter_id: int, count: int) -> Button:
 
 def stop_buttons() -> list[Button]:
     return [Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]
+
+
+LIKE, DISLIKE = "👍", "👎"
+
+
+def reaction_vote(old: Collection[str], new: Collection[str]) -> int | None:
+    """What a change of a person's reactions on a paper's message says, as its 👍/👎 buttons
+    would: 1 or -1 for the one added (or the one kept when the other was taken off), 0 when
+    both are off now; None when neither 👍 nor 👎 changed (another emoji)."""
+    before = (LIKE in old, DISLIKE in old)
+    after = (LIKE in new, DISLIKE in new)
+    if before == after:
+        return None
+    if after[0] and not before[0]:
+        return 1
+    if after[1] and not before[1]:
+        return -1
+    return 1 if after[0] else -1 if after[1] else 0
 
 
 def parse_press(data: str) -> Press | None:

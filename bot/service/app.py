@@ -309,11 +309,13 @@ class Paperbot:
 
     # -- ratings -----------------------------------------------------------------------------
 
-    def rate(self, chat_id: int, row_id: int, value: int) -> Rated | None:
-        """A 👍/👎 button under a paper sent (None: not the chat's row)."""
+    def rate(self, chat_id: int, row_id: int, value: int, *, toggle: bool = True) -> Rated | None:
+        """A 👍/👎 button under a paper sent (None: not the chat's row): a press toggles, a
+        reaction sets (0: none)."""
         rated = feedback.rate_row(
-            self.database, chat_id=chat_id, row_id=row_id, value=value, now=self.clock()
-        )
+            self.database, chat_id=chat_id, row_id=row_id, value=value, now=self.clock(),
+            toggle=toggle,
+        )  # fmt: skip
         if rated is not None:
             self.ranker.changed(chat_id)
         return rated
@@ -330,6 +332,19 @@ class Paperbot:
         if voted is not None and voted.changed:
             self.ranker.changed(chat_id)
         return voted
+
+    def react(
+        self, chat_id: int, kind: str, user_id: int, message_id: int, value: int
+    ) -> Voted | Rated | None:
+        """A 👍 or 👎 reaction put on (or taken off: 0) a message of one paper: a group member's
+        vote, a private chat's rating, as its buttons would (None: the message carried no
+        paper alone)."""
+        row_id = feedback.one_paper_row(self.database, chat_id=chat_id, message_id=message_id)
+        if row_id is None:
+            return None
+        if kind in GROUPS:
+            return self.vote(chat_id, user_id, row_id, value, toggle=False)
+        return self.rate(chat_id, row_id, value, toggle=False)
 
     def top(self, chat: Chat, span: str) -> list[Liked]:
         """/top: the papers with the most 👍 in the chat over the span ("week", "month"), by

@@ -23,16 +23,35 @@ class Rated:
 
 
 def rate_row(
-    database: Database, *, chat_id: int, row_id: int, value: int, now: datetime
+    database: Database,
+    *,
+    chat_id: int,
+    row_id: int,
+    value: int,
+    now: datetime,
+    toggle: bool = True,
 ) -> Rated | None:
-    """A 👍/👎 button under a paper the chat was sent (None: the row is not the chat's)."""
+    """A 👍/👎 button under a paper the chat was sent (None: the row is not the chat's); a
+    reaction (not `toggle`) sets the rating to `value` (0: none)."""
     with database.session() as session:
         row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat_id)
         if row is None:
             return None
         [paper] = papers.get_papers(session, paper_ids=[row.paper_id]).values()
-        held = feedback.rate(session, chat_id=chat_id, paper_id=row.paper_id, value=value, now=now)
+        paper_id = row.paper_id
+        if toggle:
+            held = feedback.rate(session, chat_id=chat_id, paper_id=paper_id, value=value, now=now)
+        else:
+            feedback.set_rating(session, chat_id=chat_id, paper_id=paper_id, value=value, now=now)
+            held = value
     return Rated(paper, held)
+
+
+def one_paper_row(database: Database, *, chat_id: int, message_id: int) -> int | None:
+    """The ledger row of a message that carried one paper alone (an alert of one paper)."""
+    with database.session() as session:
+        row = deliveries.one_paper_row(session, chat_id=chat_id, message_id=message_id)
+    return row.id if row is not None else None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,14 @@ from urllib.parse import urlsplit
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobSubmissionEvent
 from apscheduler.schedulers.base import BaseScheduler
-from telegram import BotCommand, ChatMemberUpdated, Message, Update
+from telegram import (
+    BotCommand,
+    ChatMemberUpdated,
+    Message,
+    ReactionType,
+    ReactionTypeEmoji,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -24,11 +31,12 @@ from telegram.ext import (
     ContextTypes,
     ExtBot,
     MessageHandler,
+    MessageReactionHandler,
     filters,
 )
 
 from bot import jobs, logs
-from bot.commands import COMMANDS, Caller, handle_text, press_button
+from bot.commands import COMMANDS, Caller, handle_text, press_button, react
 from bot.config import Settings, cannot_listen
 from bot.core.buttons import relabeled
 from bot.core.flood import FloodGate, Verdict
@@ -48,6 +56,10 @@ from bot.telegram.transport import (
 log = logging.getLogger(__name__)
 
 ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+# The updates asked of Telegram, polling or by webhook: every kind, message_reaction among them
+# (a 👍 or 👎 reaction on a paper votes; Telegram sends reactions only when asked, and only to a
+# group's administrator bots)
+ALLOWED_UPDATES = Update.ALL_TYPES
 GONE = (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT)
 
 
@@ -148,6 +160,19 @@ async def _relabel(message: Message, labels: dict[str, str]) -> None:
     except BadRequest as error:  # two presses at once: the other edit said this already
         if "not modified" not in error.message.lower():
             raise
+
+
+async def on_reaction(update: Update, context: Context) -> None:
+    """A reaction changed on one of our messages: a 👍 or 👎 on a paper counts as its button."""
+    change = update.message_reaction
+    if change is None or _admitted(update, context) is not Verdict.ANSWER:
+        return
+
+    def emojis(reactions: tuple[ReactionType, ...]) -> set[str]:
+        return {r.emoji for r in reactions if isinstance(r, ReactionTypeEmoji)}
+
+    old, new = emojis(change.old_reaction), emojis(change.new_reaction)
+    await react(context.runtime, _caller(update, context), change.message_id, old, new)
 
 
 async def on_membership(update: Update, context: Context) -> None:
@@ -342,6 +367,12 @@ def build_application(
     application.add_handler(MessageHandler(text, _about_its_chat(on_message)))
     application.add_handler(CallbackQueryHandler(_about_its_chat(on_button)))
     application.add_handler(
+        MessageReactionHandler(
+            _about_its_chat(on_reaction),
+            message_reaction_types=MessageReactionHandler.MESSAGE_REACTION_UPDATED,
+        )
+    )
+    application.add_handler(
         ChatMemberHandler(_about_its_chat(on_membership), ChatMemberHandler.MY_CHAT_MEMBER)
     )
     application.add_error_handler(on_error)
@@ -363,7 +394,7 @@ def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> No
             return  # stopped while Telegram could not be reached
         if telegram.webhook_url is None:
             application.run_polling(
-                allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
+                allowed_updates=ALLOWED_UPDATES, timeout=timedelta(seconds=30), close_loop=False
             )
         else:
             log.info(
@@ -426,5 +457,5 @@ def webhook_options(settings: Settings) -> dict[str, Any]:
         "url_path": urlsplit(telegram.webhook_url).path,
         "webhook_url": telegram.webhook_url,
         "secret_token": telegram.webhook_secret.get_secret_value(),
-        "allowed_updates": Update.ALL_TYPES,
+        "allowed_updates": ALLOWED_UPDATES,
     }

@@ -11,7 +11,7 @@ from tests.corpus import rss, topic_papers
 from tests.telegram.conftest import World
 
 GROUP, ADMIN = -700, 1
-ANN, BEN, CAT = 11, 12, 13
+ANN, BEN, CAT, DAN = 11, 12, 13, 14
 DAY = date(2026, 7, 1)
 
 
@@ -60,7 +60,7 @@ async def group_alerts(world: World, count: int, first_id: int) -> list[dict[str
     day_papers = rss(topic_papers("kv", count, first_id=first_id, day=DAY), DAY)
     await world.drop(**{f"day{first_id}_xml": day_papers})
     await world.runtime.deliver()
-    return [m for m in world.server.sent(GROUP)[before:] if "like:" in str(m["reply_markup"])]
+    return [m for m in world.server.sent(GROUP)[before:] if "like:" in str(m.get("reply_markup"))]
 
 
 async def test_members_vote_on_an_alert_and_the_buttons_count_them(world: World) -> None:
@@ -132,3 +132,44 @@ async def test_stop_deletes_the_groups_votes(world: World) -> None:
     with world.runtime.database.session() as session:
         assert feedback.voted_papers(session, chat_id=GROUP) == {}
         assert feedback.ratings(session, chat_id=GROUP) == {}
+
+
+async def test_a_reaction_on_a_one_paper_alert_counts_as_its_button(world: World) -> None:
+    world.server.add_group(GROUP, admins={ADMIN})
+    await world.command(GROUP, "/subscribe cache", user_id=ADMIN)
+    await world.command(GROUP, "/mode instant", user_id=ADMIN)
+    [alert] = await group_alerts(world, 1, first_id=1)
+    [pair] = await group_alerts(world, 2, first_id=2)  # a message of two papers
+
+    async def top_after(*reactions: tuple[dict[str, Any], list[str], list[str], int]) -> str:
+        for message, old, new, user_id in reactions:
+            world.server.react(GROUP, message["message_id"], new, old, user_id=user_id)
+        return await world.command(GROUP, "/top", user_id=ADMIN)  # answered after them
+
+    top = await top_after((alert, [], ["👍"], ANN), (alert, [], ["👍"], BEN))
+    assert top.endswith("(arXiv:2607.00001) · 👍 2")
+    top = await top_after((alert, ["👍"], ["👎"], BEN), (alert, [], ["❤"], CAT))
+    assert top.endswith("(arXiv:2607.00001) · 👍 1")
+    with world.runtime.database.session() as session:
+        assert list(feedback.voted_papers(session, chat_id=GROUP).values()) == [(1, 1)]
+        assert feedback.ratings(session, chat_id=GROUP) == {}  # 1 - 1: no rating
+    top = await top_after((alert, ["👍"], [], ANN), (pair, [], ["👍"], CAT))
+    assert top.startswith("No 👍 in this group")  # taken off; two papers: not one to count
+    with world.runtime.database.session() as session:
+        assert list(feedback.voted_papers(session, chat_id=GROUP).values()) == [(0, 1)]
+
+    await edited(world, alert, data_of(alert, "👍"), DAN)  # a button and reactions: one tally
+    assert labels(now_reads(world, alert))[0][1:3] == ["👍 1", "👎 1"]
+
+
+async def test_a_reaction_in_a_private_chat_rates_the_paper(world: World) -> None:
+    ada = 101
+    await world.command(ada, "/subscribe cache")
+    await world.command(ada, "/mode instant")
+    await world.drop(day_xml=rss(topic_papers("kv", 1, first_id=1, day=DAY), DAY))
+    await world.runtime.deliver()
+    [alert] = [m for m in world.server.sent(ada) if "like:" in str(m.get("reply_markup"))]
+    world.server.react(ada, alert["message_id"], ["👍"], user_id=ada)
+    assert "Ratings: 1 👍, 0 👎" in await world.command(ada, "/status")
+    world.server.react(ada, alert["message_id"], [], ["👍"], user_id=ada)
+    assert "Ratings: none yet" in await world.command(ada, "/status")
