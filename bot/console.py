@@ -63,15 +63,6 @@ class ButtonBoard:
         self.buttons += [button for row in keyboard for button in row]
         return [f"  #{n} {b.label}" for n, b in enumerate(self.buttons[first - 1 :], first)]
 
-    def relabel(self, labels: dict[str, str]) -> list[str]:
-        """Buttons on the board labelled anew (by their data), as lines to show."""
-        shown = []
-        for n, button in enumerate(self.buttons, 1):
-            if labels.get(button.data, button.label) != button.label:
-                self.buttons[n - 1] = Button(labels[button.data], button.data)
-                shown.append(f"  #{n} {labels[button.data]}")
-        return shown
-
     def data(self, number: int) -> str | None:
         return self.buttons[number - 1].data if 1 <= number <= len(self.buttons) else None
 
@@ -179,7 +170,6 @@ class Console:
     def show(self, reply: Reply) -> None:
         text = reply.text if reply.notice else to_plain(reply.text)  # a notice is plain text
         lines = [text] if text else []
-        lines += self.board.relabel(reply.relabel)
         if reply.buttons:
             lines += [*self.board.lines(reply.buttons), "  (type #N to press a button)"]
         if lines:
