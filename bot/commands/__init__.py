@@ -6,10 +6,10 @@ arguments, calls one method of the application (bot/service/app.py) and renders 
 returns; it imports nothing else from bot.service (tests/test_architecture.py holds the line).
 
     table     the command table, /help, reading a message and running its command
-    buttons   the button table: each press with its handler
+    buttons   the button table: each press with its handler; a reaction read as a press
     filters   /subscribe, /similar, /preview, /list, /unsubscribe, /export, /import
     delivery  /mode, /time, /timezone, /updates, /digest, /layout, /pause, /resume
-    ratings   /like, /dislike
+    ratings   /like, /dislike, /top
     quiet     /quiet
     chat      /start, /status, /stop, /stats
     replies   Reply, Caller, Usage, Command, and phrasings several of them share

@@ -157,9 +157,12 @@ async def _relabel(message: Message, labels: dict[str, str]) -> None:
         return
     try:
         await message.edit_reply_markup(markup(changed))
-    except BadRequest as error:  # two presses at once: the other edit said this already
+    except TelegramError as error:
+        # the vote is stored and the member told: a refused edit (two presses at once said it
+        # already; a burst of votes met flood control; the message was deleted) only leaves
+        # the counts to the next press, which draws them from the database
         if "not modified" not in error.message.lower():
-            raise
+            log.info("could not show the votes on message %d: %s", message.message_id, error)
 
 
 async def on_reaction(update: Update, context: Context) -> None:

@@ -173,3 +173,18 @@ async def test_a_reaction_in_a_private_chat_rates_the_paper(world: World) -> Non
     assert "Ratings: 1 👍, 0 👎" in await world.command(ada, "/status")
     world.server.react(ada, alert["message_id"], [], ["👍"], user_id=ada)
     assert "Ratings: none yet" in await world.command(ada, "/status")
+
+
+async def test_a_refused_edit_leaves_the_counts_to_the_next_press(world: World) -> None:
+    world.server.add_group(GROUP, admins={ADMIN})
+    await world.command(GROUP, "/subscribe cache", user_id=ADMIN)
+    await world.command(GROUP, "/mode instant", user_id=ADMIN)
+    [alert] = await group_alerts(world, 1, first_id=1)
+    like = data_of(alert, "👍")
+    world.server.fail("editMessageReplyMarkup", "429", retry_after=30)
+    assert (await edited(world, alert, like, ANN)).startswith("Your 👍 counted: ")
+    assert labels(now_reads(world, alert))[0][1] == "👍"  # flood control: not redrawn
+    await edited(world, alert, like, BEN)
+    assert labels(now_reads(world, alert))[0][1] == "👍 2"  # both votes, drawn from the store
+    said = [m["text"] for m in world.server.sent(GROUP)]
+    assert not any("went wrong" in text for text in said)  # nobody told of an error
