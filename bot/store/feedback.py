@@ -162,8 +162,8 @@ def most_liked(
 
 
 def move_votes(session: Session, *, old_id: int, new_id: int) -> None:
-    """A group become a supergroup: its members' votes follow it (a member's vote the new id
-    holds already stays as it is)."""
+    """A group that became a supergroup: its members' votes follow it (a member's vote the new
+    id holds already stays as it is)."""
     held = set(
         session.exec(
             select(MemberVoteTable.paper_id, MemberVoteTable.user_id).where(
