@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -36,6 +36,14 @@ BOT_USER = {
     "supports_inline_queries": False,
 }
 MESSAGE_FIELDS = ("message_id", "date", "chat", "from", "text")
+# What Telegram sends a bot that names no allowed_updates: every kind but these three
+DEFAULT_UPDATES = {
+    "message", "edited_message", "channel_post", "edited_channel_post", "business_connection",
+    "business_message", "edited_business_message", "deleted_business_messages",
+    "inline_query", "chosen_inline_result", "callback_query", "shipping_query",
+    "pre_checkout_query", "purchased_paid_media", "poll", "poll_answer", "my_chat_member",
+    "chat_join_request", "chat_boost", "removed_chat_boost",
+}  # fmt: skip
 PATH = re.compile(r"^/bot([^/]+)/(\w+)$")
 
 
@@ -343,9 +351,16 @@ class FakeTelegram:
         offset = int(params.get("offset") or 0)
         timeout = min(float(params.get("timeout") or 0), 2.0)
         limit = int(params.get("limit") or 100)
+        asked = json.loads(params.get("allowed_updates") or "[]")
+        allowed = set(asked) or DEFAULT_UPDATES  # Telegram's default leaves reactions out
+
+        def wanted(update: dict[str, Any]) -> bool:
+            return update["update_id"] >= offset and not (update.keys() - {"update_id"}) - allowed
+
         with self.changed:
-            self.updates = [u for u in self.updates if u["update_id"] >= offset]
-            self.changed.wait_for(lambda: bool(self.updates), timeout=timeout)
+            self.updates = [u for u in self.updates if wanted(u)]  # the others are dropped
+            self.changed.wait_for(lambda: any(map(wanted, self.updates)), timeout=timeout)
+            self.updates = [u for u in self.updates if wanted(u)]
             return self.updates[:limit]
 
     def api_setMyCommands(self, params: dict[str, Any]) -> Any:  # noqa: N802
@@ -435,6 +450,18 @@ class FakeTelegram:
             message["reply_markup"] = json.loads(params.get("reply_markup", "null"))
             return {k: v for k, v in message.items() if k != "parse_mode"}
 
+    def api_editMessageReplyMarkup(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
+        markup = json.loads(params.get("reply_markup", "null"))
+        with self.changed:
+            message = self.messages.get((chat_id, message_id))
+            if message is None:
+                raise ApiError(400, "Bad Request: message to edit not found")
+            if message.get("reply_markup") == markup:
+                raise ApiError(400, "Bad Request: message is not modified")
+            message["reply_markup"] = markup
+            return {k: v for k, v in message.items() if k != "parse_mode"}
+
     # -- playing users -----------------------------------------------------------------------
 
     def _chat(self, chat_id: int) -> dict[str, Any]:
@@ -484,10 +511,25 @@ class FakeTelegram:
             "message": {
                 k: v
                 for k, v in message.items()
-                if k in ("message_id", "date", "chat", "from", "text")
+                if k in ("message_id", "date", "chat", "from", "text", "reply_markup")
             },
         }
         return self._push({"callback_query": query})
+
+    def react(
+        self, chat_id: int, message_id: int, new: Sequence[str], old: Sequence[str] = (), *,
+        user_id: int,
+    ) -> int:  # fmt: skip
+        """A member's reactions on a message change from `old` to `new` (emojis)."""
+        change = {
+            "chat": self._chat(chat_id),
+            "message_id": message_id,
+            "user": self.user(user_id),
+            "date": int(time.time()),
+            "old_reaction": [{"type": "emoji", "emoji": e} for e in old],
+            "new_reaction": [{"type": "emoji", "emoji": e} for e in new],
+        }
+        return self._push({"message_reaction": change})
 
     def add_group(self, chat_id: int, *, admins: set[int], kind: str = "group") -> None:
         self.chat_types[chat_id] = kind

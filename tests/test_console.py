@@ -94,6 +94,22 @@ def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
     assert out.rstrip().endswith("> #999\nNo such button.")
 
 
+def test_top_lists_what_was_liked_from_the_buttons(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"}
+    for seed in SEEDS.iterdir():
+        shutil.copy(seed, tmp_path / "inbox" / seed.name)
+    script = '/top\n/subscribe "kv cache"\n#1\n#3\n/top\n/top year\n'  # #1: send them
+    result = paperbot(tmp_path, "console", stdin=script, env=env)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "> /top\nYou gave no 👍 over the last 7 days: press 👍 under a paper" in out
+    assert "  #3 👍 1\n" in out and "> #3\n👍 noted: " in out
+    liked = out.split("> #3\n")[1].split("> /top\n")[1].split("> /top year")[0]
+    assert liked.startswith("Your 👍, the last 7 days\n1. ") and liked.count("\n") == 2
+    assert "Usage: /top [week|month]" in out and "year is not a span: write week or month." in out
+
+
 def test_likes_rank_the_next_digest_and_similar_follows_a_topic(tmp_path: Path) -> None:
     """The issue's promise, as a user does it: /like five papers on one topic, then /digest
     lists that topic's papers first with a reason; /similar ID saves a filter that matches

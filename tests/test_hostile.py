@@ -173,8 +173,8 @@ async def test_an_export_of_hostile_filters_splits_between_blocks(runtime: Runti
 
 BUTTON_DATA = [
     "like:²", "like:" + "9" * 30, "dislike:-1", "remove:" + "9" * 30, "card:99999999999999999999",
-    "more:1:" + "9" * 30, "more:1:0", "similar:", "stop:maybe", "x" * 64, ":", "like:1:2",
-    "remove:١", "like:\x00", "",
+    "more:1:" + "9" * 30, "more:1:0", "similar:", "stop:maybe", "x" * 64, ":", "like:1:0",
+    "like:1:2:3", "remove:١", "like:\x00", "",
 ]  # fmt: skip
 
 

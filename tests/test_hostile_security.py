@@ -227,6 +227,7 @@ SAID = {
     "digest": "/digest",
     "like": "/like 2610.18001",
     "dislike": "/dislike 2610.18001",
+    "top": "/top month",
     "layout": "/layout full",
     "pause": "/pause",
     "resume": "/resume",

@@ -6,10 +6,10 @@ arguments, calls one method of the application (bot/service/app.py) and renders 
 returns; it imports nothing else from bot.service (tests/test_architecture.py holds the line).
 
     table     the command table, /help, reading a message and running its command
-    buttons   the button table: each press with its handler
+    buttons   the button table: each press with its handler; a reaction read as a press
     filters   /subscribe, /similar, /preview, /list, /unsubscribe, /export, /import
     delivery  /mode, /time, /timezone, /updates, /digest, /layout, /pause, /resume
-    ratings   /like, /dislike
+    ratings   /like, /dislike, /top
     quiet     /quiet
     chat      /start, /status, /stop, /stats
     replies   Reply, Caller, Usage, Command, and phrasings several of them share
@@ -17,7 +17,7 @@ returns; it imports nothing else from bot.service (tests/test_architecture.py ho
 
 from __future__ import annotations
 
-from bot.commands.buttons import BUTTONS, press_button
+from bot.commands.buttons import BUTTONS, press_button, react
 from bot.commands.replies import OUT_OF_DATE, Caller, Command, Reply, Usage
 from bot.commands.table import COMMANDS, COMMANDS_BY_NAME, handle_text, parse_command, run_command
 
@@ -33,5 +33,6 @@ __all__ = [
     "handle_text",
     "parse_command",
     "press_button",
+    "react",
     "run_command",
 ]

@@ -4,7 +4,7 @@ only a group's administrators may press it)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,10 @@ from bot.core.buttons import (
     SendRecent,
     ShowCard,
     parse_press,
+    rate_buttons,
+    reaction_vote,
 )
+from bot.core.chat import GROUPS
 from bot.core.render import plural
 from bot.core.summary import shorten
 from bot.runtime import Runtime
@@ -59,6 +62,12 @@ async def send_recent(app: Paperbot, caller: Caller, press: SendRecent) -> Reply
 
 
 async def rate(app: Paperbot, caller: Caller, press: Rate) -> Reply:
+    """👍/👎: a group member's vote (anyone in the group), else the chat's rating (a channel's
+    administrators, a private chat's reader)."""
+    if caller.kind in GROUPS and caller.user_id is not None:
+        return vote(app, caller.chat_id, caller.user_id, press)
+    if not await caller.may_manage():
+        return Reply(ADMINISTRATORS_ONLY, notice=True)
     rated = app.rate(caller.chat_id, press.row_id, press.value)
     if rated is None:
         return Reply(OUT_OF_DATE, notice=True)
@@ -66,6 +75,21 @@ async def rate(app: Paperbot, caller: Caller, press: Rate) -> Reply:
     if not rated.value:
         return Reply(f"Rating taken back: {title}", notice=True, alert=False)
     return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
+
+
+def vote(app: Paperbot, chat_id: int, user_id: int, press: Rate) -> Reply:
+    voted = app.vote(chat_id, user_id, press.row_id, press.value)
+    if voted is None:
+        return Reply(OUT_OF_DATE, notice=True)
+    counted = rate_buttons(press.row_id, press.number, voted.likes, voted.dislikes)
+    title = shorten(voted.paper.title, 60)
+    if voted.value:
+        said = f"Your {SIGNS[voted.value]} counted: {title}"
+    else:
+        said = f"Your vote taken back: {title}"
+    return Reply(
+        said, notice=True, alert=False, relabel={button.data: button.label for button in counted}
+    )
 
 
 async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) -> Reply:
@@ -92,6 +116,25 @@ async def confirm_stop(app: Paperbot, caller: Caller, press: ConfirmStop) -> Rep
     return Reply("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
 
 
+ADMINISTRATORS_ONLY = "Only the group's administrators can change its filters."
+
+
+async def react(
+    runtime: Runtime, caller: Caller, message_id: int, old: Collection[str], new: Collection[str]
+) -> None:
+    """A 👍 or 👎 reaction put on or taken off one of our messages: on a message of one paper,
+    it counts as the paper's button would (a group member's vote, a private chat's rating),
+    silently (a reaction gets no answer; Telegram shows the reactions' own counts). Other
+    emojis, messages of several papers, and people unnamed (an anonymous administrator, a
+    channel) change nothing."""
+    value = reaction_vote(old, new)
+    if value is None or caller.user_id is None:
+        return
+    if caller.kind not in GROUPS and caller.kind != "private":
+        return  # a channel rates by its administrators' presses only
+    runtime.app.react(caller.chat_id, caller.kind, caller.user_id, message_id, value)
+
+
 @dataclass(frozen=True)
 class Pressed:
     # each handler takes the press type it is filed under (BUTTONS' key)
@@ -103,7 +146,7 @@ BUTTONS: dict[type, Pressed] = {
     ShowCard: Pressed(show_card, manages=False),  # reading: anyone in the chat
     NextPage: Pressed(next_page, manages=False),
     SendRecent: Pressed(send_recent, manages=False),  # like /digest: anyone in the chat
-    Rate: Pressed(rate, manages=True),
+    Rate: Pressed(rate, manages=False),  # a group's members vote; rate() asks the rest
     FollowSimilar: Pressed(follow_similar, manages=True),
     RemoveFilter: Pressed(remove_filter, manages=True),
     ConfirmStop: Pressed(confirm_stop, manages=True),
@@ -118,5 +161,5 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
         return Reply(OUT_OF_DATE)
     pressed = BUTTONS[type(press)]
     if pressed.manages and not await caller.may_manage():
-        return Reply("Only the group's administrators can change its filters.", notice=True)
+        return Reply(ADMINISTRATORS_ONLY, notice=True)
     return await pressed.handler(runtime.app, caller, press)

@@ -171,12 +171,19 @@ def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
 
 async def export(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     found = app.export(chat)
-    if not found.filters and not found.ratings:
+    if not found.filters and not found.ratings and not found.votes:
         return Reply("No filters to export.")
-    text = "\n".join(_pre_blocks([_exported(f) for f in found.filters] + found.ratings))
-    both, ratings = found.ratings and found.filters, found.ratings
-    what = "filters and ratings" if both else "ratings" if ratings else "filters"
-    return Reply(f"Your {what}, one per line (send them back with /import):\n{text}")
+    lines = [_exported(f) for f in found.filters] + found.ratings + found.votes
+    text = "\n".join(_pre_blocks(lines))
+    parts = [("filters", found.filters), ("ratings", found.ratings), ("votes", found.votes)]
+    held = [name for name, lines in parts if lines]
+    what = f"{', '.join(held[:-1])} and {held[-1]}" if len(held) > 1 else held[0]
+    votes = (
+        "; the members' votes are counted per paper in # lines, which /import passes over"
+        if found.votes
+        else ""
+    )
+    return Reply(f"Your {what}, one per line (send them back with /import{votes}):\n{text}")
 
 
 def _exported(found: Filter) -> str:

@@ -1,13 +1,18 @@
-"""👍 and 👎 by arXiv id: /like, /dislike (the buttons under papers are in buttons.py)."""
+"""👍 and 👎 by arXiv id: /like, /dislike, and the papers most liked: /top (the buttons under
+papers are in buttons.py)."""
 
 from __future__ import annotations
 
+import html
+
 from bot.commands.replies import Reply, Usage, echo, named, not_stored
-from bot.core.chat import Chat
+from bot.core.chat import GROUPS, Chat
 from bot.core.relevance import MIN_LIKES
-from bot.core.render import escape
+from bot.core.render import LINK_MAX, escape
 from bot.core.summary import shorten
-from bot.service.app import SIGNS, Paperbot
+from bot.service.app import SIGNS, SPANS, Liked, Paperbot
+
+SPAN_NAMES = {"week": "the last 7 days", "month": "the last 30 days"}
 
 
 async def like(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
@@ -40,3 +45,37 @@ def _ranking_line(likes: int) -> str:
     if likes >= MIN_LIKES:
         return "Your digests list what you like first (within each filter), with the reason."
     return f"Ranking starts at {MIN_LIKES} 👍: {likes} so far."
+
+
+async def top(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    """The papers with the most 👍 in the chat over the last week (or month), by when the 👍
+    were given: a group's members' votes, a private chat's own."""
+    span = args.strip().lower() or "week"
+    if span not in SPANS:
+        return Usage(hint=f"<code>{echo(args, 30)}</code> is not a span: write week or month.")
+    liked = app.top(chat, span)
+    group = chat.kind in GROUPS
+    if not liked:
+        if group:
+            return Reply(
+                f"No 👍 in this group over {SPAN_NAMES[span]}. Any member can vote with the 👍 "
+                "under a paper."
+            )
+        return Reply(
+            f"You gave no 👍 over {SPAN_NAMES[span]}: press 👍 under a paper, or "
+            "<code>/like ARXIV_ID</code>."
+        )
+    head = "Most 👍 in this group" if group else "Your 👍"
+    lines = [f"<b>{head}, {SPAN_NAMES[span]}</b>"]
+    lines += [_top_line(number, found, group) for number, found in enumerate(liked, 1)]
+    return Reply("\n".join(lines))
+
+
+def _top_line(number: int, found: Liked, counted: bool) -> str:
+    paper = found.paper
+    title = escape(shorten(paper.title, 100))
+    if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
+        title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
+    named = f" (arXiv:{escape(paper.arxiv_id)})" if paper.arxiv_id else ""
+    likes = f" · 👍 {found.likes}" if counted else ""
+    return f"{number}. {title}{named}{likes}"

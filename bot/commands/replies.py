@@ -31,6 +31,9 @@ class Reply:
     # its own.
     notice: bool = False
     alert: bool = True
+    # To a button press: buttons of the pressed message (by their data) given new labels, the
+    # message otherwise as it is (a group's vote counts on its 👍 and 👎)
+    relabel: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -45,11 +48,13 @@ class Usage:
 @dataclass(frozen=True)
 class Caller:
     """Who speaks: the chat, its kind, and (asked only when it matters) whether the person may
-    change the chat's filters: always in a private chat, administrators only in groups."""
+    change the chat's filters: always in a private chat, administrators only in groups. In a
+    group, `user_id` is the member's (their votes are theirs)."""
 
     chat_id: int
     kind: str = "private"
     is_admin: Callable[[], Awaitable[bool]] | None = None
+    user_id: int | None = None
 
     async def may_manage(self) -> bool:
         return self.kind == "private" or self.is_admin is None or await self.is_admin()

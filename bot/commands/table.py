@@ -8,7 +8,7 @@ from bot.commands.chat import start, stats, status_, stop
 from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
 from bot.commands.filters import export, import_, list_, preview, similar, subscribe, unsubscribe
 from bot.commands.quiet import quiet
-from bot.commands.ratings import dislike, like
+from bot.commands.ratings import dislike, like, top
 from bot.commands.replies import Caller, Command, Reply, Usage, echo
 from bot.core.chat import Chat
 from bot.core.render import escape
@@ -78,6 +78,7 @@ COMMANDS: list[Command] = [
     Command("digest", "", "send what is waiting now", digest),
     Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),
     Command("dislike", "ARXIV_ID ...", "👎: rank papers like these last", dislike, manages=True),
+    Command("top", "[week|month]", "the papers with the most 👍 here this week (or month)", top),
     Command(
         "layout",
         "compact|full, abstracts N, page N",

@@ -7,7 +7,7 @@ another chat does nothing. Made and read here only, so the two never drift apart
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -38,10 +38,13 @@ class NextPage:
 
 @dataclass(frozen=True)
 class Rate:
-    """👍 (1) or 👎 (-1) for the paper of a ledger row; the same again takes it back."""
+    """👍 (1) or 👎 (-1) for the paper of a ledger row; the same again takes it back. `number`:
+    the paper's number in a message that carries several (None: the only one, or a button
+    made before buttons carried it)."""
 
     row_id: int
     value: int
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,10 +85,27 @@ def more_button(row_id: int, number: int, remaining: int) -> Button:
     return Button(f"{label} ▸", f"more:{row_id}:{number}")
 
 
-def rate_buttons(row_id: int, number: int | None = None) -> list[Button]:
-    """👍 and 👎 for a paper (numbered when a message carries several)."""
-    shown = f" {number}" if number is not None else ""
-    return [Button(f"👍{shown}", f"like:{row_id}"), Button(f"👎{shown}", f"dislike:{row_id}")]
+def rate_buttons(
+    row_id: int, number: int | None = None, likes: int = 0, dislikes: int = 0
+) -> list[Button]:
+    """👍 and 👎 for a paper (numbered when a message carries several), with a group's votes
+    counted on them once there are any: "👍 3", or "2. 👍 3" for paper 2 of a digest."""
+    numbered = f":{number}" if number is not None else ""
+    return [
+        Button(rate_label("👍", number, likes), f"like:{row_id}{numbered}"),
+        Button(rate_label("👎", number, dislikes), f"dislike:{row_id}{numbered}"),
+    ]
+
+
+def rate_label(sign: str, number: int | None, count: int) -> str:
+    if not count:
+        return f"{sign} {number}" if number is not None else sign
+    return f"{number}. {sign} {count}" if number is not None else f"{sign} {count}"
+
+
+def relabeled(keyboard: Keyboard, labels: Mapping[str, str]) -> list[list[Button]]:
+    """The keyboard with the buttons named in `labels` (by their data) labelled anew."""
+    return [[Button(labels.get(b.data, b.label), b.data) for b in row] for row in keyboard]
 
 
 def paper_buttons(row_id: int, number: int | None = None, *, similar: bool) -> list[Button]:
@@ -110,6 +130,24 @@ def stop_buttons() -> list[Button]:
     return [Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]
 
 
+LIKE, DISLIKE = "👍", "👎"
+
+
+def reaction_vote(old: Collection[str], new: Collection[str]) -> int | None:
+    """What a change of a person's reactions on a paper's message says, as its 👍/👎 buttons
+    would: 1 or -1 for the one added (or the one kept when the other was taken off), 0 when
+    both are off now; None when neither 👍 nor 👎 changed (another emoji)."""
+    before = (LIKE in old, DISLIKE in old)
+    after = (LIKE in new, DISLIKE in new)
+    if before == after:
+        return None
+    if after[0] and not before[0]:
+        return 1
+    if after[1] and not before[1]:
+        return -1
+    return 1 if after[0] else -1 if after[1] else 0
+
+
 def parse_press(data: str) -> Press | None:
     """What a button's data asks for; None for data we never made (or an older bot's)."""
     action, _, value = data.partition(":")
@@ -123,10 +161,10 @@ def parse_press(data: str) -> Press | None:
             return ShowCard(row_id)
         case "more", [row_id, number] if number >= 1:
             return NextPage(row_id, number)
-        case "like", [row_id]:
-            return Rate(row_id, 1)
-        case "dislike", [row_id]:
-            return Rate(row_id, -1)
+        case "like" | "dislike", [row_id]:
+            return Rate(row_id, 1 if action == "like" else -1)
+        case "like" | "dislike", [row_id, number] if number >= 1:
+            return Rate(row_id, 1 if action == "like" else -1, number)
         case "similar", [row_id]:
             return FollowSimilar(row_id)
         case "remove", [filter_id]:

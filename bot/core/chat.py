@@ -12,6 +12,9 @@ from bot.core.states import ChatMode, DigestStyle, Status
 
 DIGEST_ABSTRACTS = 5  # in a compact digest, the first papers open with their abstract
 DIGEST_PAGE = 30  # papers a digest lists before its "N more" button
+# Telegram's kinds of chat whose members vote one by one on papers (a channel's buttons rate
+# as its administrators do, a private chat's as its one reader)
+GROUPS = frozenset({"group", "supergroup"})
 BEHIND_MORE = "behind the digest's 'more' button"  # the ledger's note on a row sent so
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from bot.config import Settings
 from bot.core.buttons import Keyboard
-from bot.core.chat import Chat, Filter
+from bot.core.chat import GROUPS, Chat, Filter
 from bot.core.query import FilterKind, FilterRules, kind_of
 from bot.core.schedule import held_until, next_digest_due, quiet_until
 from bot.core.states import ChatMode
@@ -28,7 +28,7 @@ from bot.sender import Sender
 from bot.service import Clock, backfill, chats, feedback, status, subscriptions, utc_now
 from bot.service.composing import Composer
 from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
-from bot.service.feedback import SIGNS, ImportedRatings, Rated, RatedIds
+from bot.service.feedback import SIGNS, SPANS, ImportedRatings, Liked, Rated, RatedIds, Voted
 from bot.service.planning import Planner
 from bot.service.preview import RecentMatches, RecentPapers
 from bot.service.processes import process_id
@@ -51,6 +51,7 @@ from bot.store import Database
 
 __all__ = [
     "SIGNS",
+    "SPANS",
     "AlreadyFollowed",
     "AtLimit",
     "BadFilter",
@@ -59,6 +60,7 @@ __all__ = [
     "DigestSent",
     "Exported",
     "Followed",
+    "Liked",
     "ImportReport",
     "NoSuchFilter",
     "NotStored",
@@ -72,6 +74,7 @@ __all__ = [
     "RecentSent",
     "Stats",
     "Subscribed",
+    "Voted",
     "feed_line",
 ]
 
@@ -111,6 +114,7 @@ class ChatReport:
 class Exported:
     filters: list[Filter]
     ratings: list[str]  # as /import takes them back
+    votes: list[str]  # a group's members' votes, counted per paper, as #comments /import skips
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,8 @@ class Paperbot:
 
     def export(self, chat: Chat) -> Exported:
         ratings = feedback.export_lines(self.database, chat_id=chat.id)
-        return Exported(self.filters(chat.id), ratings)
+        votes = feedback.export_votes(self.database, chat_id=chat.id)
+        return Exported(self.filters(chat.id), ratings, votes)
 
     async def import_lines(self, chat: Chat, lines: list[str]) -> ImportReport:
         """/import: ratings, keyword filters, then "more like this" filters, line numbers kept
@@ -304,14 +309,50 @@ class Paperbot:
 
     # -- ratings -----------------------------------------------------------------------------
 
-    def rate(self, chat_id: int, row_id: int, value: int) -> Rated | None:
-        """A 👍/👎 button under a paper sent (None: not the chat's row)."""
+    def rate(self, chat_id: int, row_id: int, value: int, *, toggle: bool = True) -> Rated | None:
+        """A 👍/👎 button under a paper sent (None: not the chat's row): a press toggles, a
+        reaction sets (0: none)."""
         rated = feedback.rate_row(
-            self.database, chat_id=chat_id, row_id=row_id, value=value, now=self.clock()
-        )
+            self.database, chat_id=chat_id, row_id=row_id, value=value, now=self.clock(),
+            toggle=toggle,
+        )  # fmt: skip
         if rated is not None:
             self.ranker.changed(chat_id)
         return rated
+
+    def vote(
+        self, chat_id: int, user_id: int, row_id: int, value: int, *, toggle: bool = True
+    ) -> Voted | None:
+        """A group member's 👍/👎 on a paper sent (None: not the chat's row): a press toggles,
+        a reaction sets (0: taken back)."""
+        voted = feedback.vote_row(
+            self.database, chat_id=chat_id, user_id=user_id, row_id=row_id, value=value,
+            now=self.clock(), toggle=toggle,
+        )  # fmt: skip
+        if voted is not None and voted.changed:
+            self.ranker.changed(chat_id)
+        return voted
+
+    def react(
+        self, chat_id: int, kind: str, user_id: int, message_id: int, value: int
+    ) -> Voted | Rated | None:
+        """A 👍 or 👎 reaction put on (or taken off: 0) a message of one paper: a group member's
+        vote, a private chat's rating, as its buttons would (None: the message carried no
+        paper alone)."""
+        row_id = feedback.one_paper_row(self.database, chat_id=chat_id, message_id=message_id)
+        if row_id is None:
+            return None
+        if kind in GROUPS:
+            return self.vote(chat_id, user_id, row_id, value, toggle=False)
+        return self.rate(chat_id, row_id, value, toggle=False)
+
+    def top(self, chat: Chat, span: str) -> list[Liked]:
+        """/top: the papers with the most 👍 in the chat over the span ("week", "month"), by
+        when they were given: a group's members' votes, a private chat's own ratings."""
+        return feedback.most_liked(
+            self.database, chat_id=chat.id, members=chat.kind in GROUPS, span=SPANS[span],
+            now=self.clock(),
+        )  # fmt: skip
 
     def rate_papers(self, chat: Chat, arxiv_ids: list[str], value: int) -> RatedPapers:
         """/like and /dislike by arXiv id."""

@@ -130,6 +130,7 @@ def move_chat(session: Session, *, old_id: int, new_id: int) -> bool:
         .where(col(FeedbackTable.chat_id) == old_id, col(FeedbackTable.paper_id).not_in(rated))
         .values(chat_id=new_id)
     )
+    feedback.move_votes(session, old_id=old_id, new_id=new_id)
     feedback.forget(session, chat_id=old_id)  # what the new id rated already; the model retrains
     session.execute(delete(ChatTable).where(col(ChatTable.id) == old_id))
     return True

@@ -267,6 +267,22 @@ def get_delivery(session: Session, *, delivery_id: int, chat_id: int) -> Deliver
     return _to_delivery(row) if row is not None and row.chat_id == chat_id else None
 
 
+def one_paper_row(session: Session, *, chat_id: int, message_id: int) -> Delivery | None:
+    """The row a message carried when it carried one paper alone (an alert of one paper); None
+    for a message of several (or with papers behind its "more" button), or of none."""
+    statement = (
+        select(DeliveryTable)
+        .where(
+            col(DeliveryTable.chat_id) == chat_id,
+            col(DeliveryTable.message_id) == message_id,
+            col(DeliveryTable.status) == Status.SENT,
+        )
+        .limit(2)
+    )
+    found = session.exec(statement).all()
+    return _to_delivery(found[0]) if len(found) == 1 else None
+
+
 def behind_button(
     session: Session, *, chat_id: int, message_id: int
 ) -> tuple[list[Delivery], bool]:

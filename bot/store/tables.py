@@ -176,6 +176,24 @@ class FeedbackTable(SQLModel, table=True):
     created_at: datetime
 
 
+class MemberVoteTable(SQLModel, table=True):
+    """A group member's 👍 (1) or 👎 (-1) on a paper: one per member, chat and paper; pressing
+    the same again takes it back (deletes it). The group's own rating (FeedbackTable, which
+    its ranking learns from) is the sign of their sum."""
+
+    __tablename__ = "member_vote"
+    __table_args__ = (UniqueConstraint("chat_id", "paper_id", "user_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False)
+    )
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    user_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    value: int
+    created_at: datetime  # when the member last pressed: /top counts the votes of a span
+
+
 class TextModelTable(SQLModel, table=True):
     """The TF-IDF model fitted on a window of stored papers (one row, name 'tfidf')."""
 

@@ -13,7 +13,14 @@ from urllib.parse import urlsplit
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, JobSubmissionEvent
 from apscheduler.schedulers.base import BaseScheduler
-from telegram import BotCommand, ChatMemberUpdated, Update
+from telegram import (
+    BotCommand,
+    ChatMemberUpdated,
+    Message,
+    ReactionType,
+    ReactionTypeEmoji,
+    Update,
+)
 from telegram.constants import ChatMemberStatus, ParseMode
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -24,23 +31,35 @@ from telegram.ext import (
     ContextTypes,
     ExtBot,
     MessageHandler,
+    MessageReactionHandler,
     filters,
 )
 
 from bot import jobs, logs
-from bot.commands import COMMANDS, Caller, handle_text, press_button
+from bot.commands import COMMANDS, Caller, handle_text, press_button, react
 from bot.config import Settings, cannot_listen
+from bot.core.buttons import relabeled
 from bot.core.flood import FloodGate, Verdict
 from bot.core.telegram_text import split_message
 from bot.metrics import Metrics, serve_metrics
 from bot.runtime import Runtime
 from bot.sender import Transport
 from bot.telegram.startup import reach_telegram, stopped_by_signals
-from bot.telegram.transport import NO_PREVIEW, TelegramTransport, markup, telegram_request
+from bot.telegram.transport import (
+    NO_PREVIEW,
+    TelegramTransport,
+    keyboard_of,
+    markup,
+    telegram_request,
+)
 
 log = logging.getLogger(__name__)
 
 ADMINS = (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+# The updates asked of Telegram, polling or by webhook: every kind, message_reaction among them
+# (a 👍 or 👎 reaction on a paper votes; Telegram sends reactions only when asked, and only to a
+# group's administrator bots)
+ALLOWED_UPDATES = Update.ALL_TYPES
 GONE = (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT)
 
 
@@ -63,7 +82,7 @@ def _caller(update: Update, context: Context) -> Caller:
         member = await context.bot.get_chat_member(chat.id, user.id)
         return member.status in ADMINS
 
-    return Caller(chat.id, chat.type, is_admin)
+    return Caller(chat.id, chat.type, is_admin, user.id if user is not None else None)
 
 
 def _admitted(update: Update, context: Context) -> Verdict:
@@ -115,6 +134,8 @@ async def on_button(update: Update, context: Context) -> None:
     reply = await press_button(context.runtime, _caller(update, context), query.data)
     if reply.notice:  # an alert to read, or nothing to say (a card or a page was sent)
         await query.answer(reply.text or None, show_alert=reply.alert and bool(reply.text))
+        if reply.relabel and isinstance(query.message, Message):
+            await _relabel(query.message, reply.relabel)
         return
     await query.answer()
     try:
@@ -125,6 +146,36 @@ async def on_button(update: Update, context: Context) -> None:
         if "not modified" not in error.message.lower():
             raise
         # a second press of the same button: the message already says this
+
+
+async def _relabel(message: Message, labels: dict[str, str]) -> None:
+    """The message's buttons named in `labels` (by their data) labelled anew: a group's vote
+    counts on a paper's 👍 and 👎."""
+    keyboard = keyboard_of(message.reply_markup)
+    changed = relabeled(keyboard, labels)
+    if changed == keyboard:
+        return
+    try:
+        await message.edit_reply_markup(markup(changed))
+    except TelegramError as error:
+        # the vote is stored and the member told: a refused edit (two presses at once said it
+        # already; a burst of votes met flood control; the message was deleted) only leaves
+        # the counts to the next press, which draws them from the database
+        if "not modified" not in error.message.lower():
+            log.info("could not show the votes on message %d: %s", message.message_id, error)
+
+
+async def on_reaction(update: Update, context: Context) -> None:
+    """A reaction changed on one of our messages: a 👍 or 👎 on a paper counts as its button."""
+    change = update.message_reaction
+    if change is None or _admitted(update, context) is not Verdict.ANSWER:
+        return
+
+    def emojis(reactions: tuple[ReactionType, ...]) -> set[str]:
+        return {r.emoji for r in reactions if isinstance(r, ReactionTypeEmoji)}
+
+    old, new = emojis(change.old_reaction), emojis(change.new_reaction)
+    await react(context.runtime, _caller(update, context), change.message_id, old, new)
 
 
 async def on_membership(update: Update, context: Context) -> None:
@@ -319,6 +370,12 @@ def build_application(
     application.add_handler(MessageHandler(text, _about_its_chat(on_message)))
     application.add_handler(CallbackQueryHandler(_about_its_chat(on_button)))
     application.add_handler(
+        MessageReactionHandler(
+            _about_its_chat(on_reaction),
+            message_reaction_types=MessageReactionHandler.MESSAGE_REACTION_UPDATED,
+        )
+    )
+    application.add_handler(
         ChatMemberHandler(_about_its_chat(on_membership), ChatMemberHandler.MY_CHAT_MEMBER)
     )
     application.add_error_handler(on_error)
@@ -340,7 +397,7 @@ def run_service(settings: Settings, token: str, make_runtime: MakeRuntime) -> No
             return  # stopped while Telegram could not be reached
         if telegram.webhook_url is None:
             application.run_polling(
-                allowed_updates=Update.ALL_TYPES, timeout=timedelta(seconds=30), close_loop=False
+                allowed_updates=ALLOWED_UPDATES, timeout=timedelta(seconds=30), close_loop=False
             )
         else:
             log.info(
@@ -403,5 +460,5 @@ def webhook_options(settings: Settings) -> dict[str, Any]:
         "url_path": urlsplit(telegram.webhook_url).path,
         "webhook_url": telegram.webhook_url,
         "secret_token": telegram.webhook_secret.get_secret_value(),
-        "allowed_updates": Update.ALL_TYPES,
+        "allowed_updates": ALLOWED_UPDATES,
     }

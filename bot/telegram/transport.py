@@ -25,7 +25,7 @@ from telegram.request import BaseRequest, RequestData
 from telegram.warnings import PTBDeprecationWarning
 from yarl import URL
 
-from bot.core.buttons import Keyboard
+from bot.core.buttons import Button, Keyboard
 from bot.sender import ChatGone, ChatMoved, Rejected, RetryLater, Transient
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -187,6 +187,17 @@ def markup(buttons: Keyboard) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(b.label, callback_data=b.data) for b in row] for row in buttons]
     )
+
+
+def keyboard_of(found: InlineKeyboardMarkup | None) -> list[list[Button]]:
+    """Telegram's inline keyboard under a message as our rows of buttons (ours all carry
+    callback data)."""
+    if found is None:
+        return []
+    return [
+        [Button(b.text, b.callback_data) for b in row if isinstance(b.callback_data, str)]
+        for row in found.inline_keyboard
+    ]
 
 
 def retry_seconds(error: RetryAfter) -> float:

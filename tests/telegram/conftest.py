@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from telegram import Update
 from telegram.ext import Application
 
 from bot.config import Settings
 from bot.runtime import Runtime
 from bot.sender import Limits, Transport
 from bot.store import Database
-from bot.telegram.app import build_application, start_bot, stop_bot
+from bot.telegram.app import ALLOWED_UPDATES, build_application, start_bot, stop_bot
 from tests.conftest import SEEDS, Clock
 from tests.fake_telegram import FakeTelegram
 
@@ -115,9 +114,7 @@ async def make_world(
         await app.initialize()
         await start_bot(app)
         assert app.updater is not None
-        await app.updater.start_polling(
-            poll_interval=0, timeout=1, allowed_updates=Update.ALL_TYPES
-        )
+        await app.updater.start_polling(poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES)
         await app.start()
         started.append((server, app, database))
         return World(server, app, app.bot_data["runtime"], clock, fake_time, settings.inbox.dir)
