@@ -65,7 +65,7 @@ class Filed:
     filters have one anchor, and this keeps a record small, where a slot holding a tuple of
     (kind, key) tuples would add 96 bytes (a million filters: 100 MB more)."""
 
-    __slots__ = ("compiled", "program", "kind", "key", "more", "way", "seconds", "owners")
+    __slots__ = ("compiled", "program", "kind", "key", "more", "way", "seconds", "_owners")
 
     compiled: Program
     program: Program
@@ -74,16 +74,36 @@ class Filed:
     more: tuple[Anchor, ...]
     way: Way
     seconds: tuple[Anchor, ...]
-    owners: list[int]
+    _owners: int | list[int]
 
     def __init__(
         self, compiled: Program, program: Program, anchors: Sequence[Anchor], owner: int
     ) -> None:
         self.compiled = compiled
-        # A one-element list made whole takes 64 bytes; made empty and appended to, 88 (room
-        # for four): most programs keep one owner (890,000 of a million generated filters).
-        self.owners = [owner]
+        # One owner is kept as the int itself (already held as the key of the id -> record
+        # dict), a list only from the second on: most programs keep one owner (890,000 of a
+        # million generated filters, 390,000 of a million realistic ones), and a list of one
+        # took 64 bytes each.
+        self._owners = owner
         self.anchor(program, anchors)
+
+    @property
+    def owners(self) -> list[int]:
+        """The ids of the filters that have this program, in the order they came."""
+        owners = self._owners
+        return [owners] if isinstance(owners, int) else owners
+
+    def add_owner(self, filter_id: int) -> None:
+        owners = self._owners
+        if isinstance(owners, int):
+            self._owners = [owners, filter_id]
+        else:
+            owners.append(filter_id)
+
+    def remove_owner(self, filter_id: int) -> None:
+        owners = self.owners
+        owners.remove(filter_id)
+        self._owners = owners[0] if len(owners) == 1 else owners
 
     def anchor(self, program: Program, anchors: Sequence[Anchor]) -> None:
         """Take the program as anchor_program gave it, and its anchors."""
@@ -261,7 +281,7 @@ class FilterIndex:
             filed = self._distinct[compiled] = Filed(compiled, program, anchors, filter_id)
             self._file(filed)
         else:
-            filed.owners.append(filter_id)
+            filed.add_owner(filter_id)
             for shelf in self._shelves(filed):
                 shelf.extend((filter_id,))
                 self._stale.add(shelf)
@@ -271,7 +291,7 @@ class FilterIndex:
         filed = self._filed.pop(filter_id, None)
         if filed is None:
             return
-        filed.owners.remove(filter_id)
+        filed.remove_owner(filter_id)
         if filed.owners:  # others have the same program: only this id goes
             for shelf in self._shelves(filed):
                 shelf.discard((filter_id,))
