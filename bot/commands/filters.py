@@ -169,7 +169,7 @@ def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
     return ["<pre>" + escape("\n".join(group)) + "</pre>" for group in groups]
 
 
-async def export(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+async def export_filters(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     found = app.export(chat)
     if not found.filters and not found.ratings:
         return Reply("No filters to export.")
@@ -187,10 +187,14 @@ def _exported(found: Filter) -> str:
     return found.source
 
 
-async def import_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+async def import_lines(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     lines = [line.strip() for line in args.splitlines()]
     if not any(lines):
-        return Usage()
+        return Usage(
+            hint="Or send me a BibTeX, RIS or CSL-JSON export (Zotero: Export Collection) as a "
+            "file: its papers teach me your taste."
+        )
+
     return Reply(_imported(await app.import_lines(chat, lines)))
 
 

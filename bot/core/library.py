@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from io import StringIO
 
-import bibtexparser
+from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import Entry as BibEntry
 
 from bot.core.paper import Paper, normalise_doi, read_arxiv_id
@@ -87,14 +87,22 @@ class Unreadable:
 # -- bytes to text ---------------------------------------------------------------------------
 
 
+def too_large(size: int) -> Unreadable | None:
+    """A file past what a library may be (known by its size before it is fetched)."""
+    if size <= MAX_LIBRARY_BYTES:
+        return None
+    return Unreadable(
+        f"the file is {size / 1e6:.1f} MB; I read libraries up to "
+        f"{MAX_LIBRARY_BYTES // 1_000_000} MB. Export a collection, or split the file"
+    )
+
+
 def decode_library(data: bytes) -> str | Unreadable:
     """A file's text: UTF-8 (with or without its mark), else Latin-1 as old RIS exports write
     it; binary files (a PDF, a zip) and oversized ones refused."""
-    if len(data) > MAX_LIBRARY_BYTES:
-        return Unreadable(
-            f"the file is {len(data) / 1e6:.1f} MB; I read libraries up to "
-            f"{MAX_LIBRARY_BYTES // 1_000_000} MB. Export a collection, or split the file"
-        )
+    refused = too_large(len(data))
+    if refused is not None:
+        return refused
     sample = data[:_BINARY_SAMPLE]
     controls = sum(1 for byte in sample if byte < 32 and byte not in b"\t\n\r\f")
     if b"\x00" in sample or controls > len(sample) // 100:
@@ -199,15 +207,14 @@ _AUTHOR_SEPARATOR = re.compile(r"\s+and\s+", re.I)
 
 
 def _read_bibtex(text: str) -> tuple[list[Entry], list[BadEntry]]:
-    parsed = bibtexparser.parse_string(text)
+    parsed = parse_string(text)
     found: list[tuple[int, Entry | BadEntry]] = []
     for block in parsed.failed_blocks:
-        where = f"line {block.start_line + 1}"
+        line = (block.start_line or 0) + 1
         error = getattr(block, "error", None)
-        reason = _bibtex_problem(error)
-        found.append((block.start_line, BadEntry(where, reason)))
+        found.append((line, BadEntry(f"line {line}", _bibtex_problem(error))))
     for bib in parsed.entries:
-        found.append((bib.start_line, _bibtex_entry(bib)))
+        found.append(((bib.start_line or 0) + 1, _bibtex_entry(bib)))
     entries = [e for _, e in sorted(found, key=lambda pair: pair[0]) if isinstance(e, Entry)]
     bad = [e for _, e in sorted(found, key=lambda pair: pair[0]) if isinstance(e, BadEntry)]
     return entries, bad
@@ -232,7 +239,7 @@ def _bibtex_entry(bib: BibEntry) -> Entry | BadEntry:
     places = [fields.get(key) for key in ("eprint", "arxivid", "arxiv", "url", "journal")]
     places += [fields.get(key) for key in ("note", "howpublished", "volume", "archiveprefix")]
     return _entry(
-        f"line {bib.start_line + 1}",
+        f"line {(bib.start_line or 0) + 1}",
         title=fields.get("title"),
         abstract=fields.get("abstract"),
         doi=fields.get("doi"),
@@ -360,12 +367,13 @@ def _csl_entry(where: str, item: dict[str, object]) -> Entry | BadEntry:
         return value if isinstance(value, str) else str(value) if isinstance(value, int) else None
 
     authors = []
-    for person in item.get("author") or []:
+    people = item.get("author")
+    for person in people if isinstance(people, list) else []:
         if isinstance(person, dict):
             literal = person.get("literal")
-            names = [person.get("given"), person.get("family")]
+            names = [str(person.get(part) or "") for part in ("given", "family")]
             shown = literal if isinstance(literal, str) else " ".join(n for n in names if n)
-            authors.append(str(shown))
+            authors.append(shown)
     places = [text(k) for k in ("number", "URL", "id", "archive_location", "container-title")]
     return _entry(
         where,

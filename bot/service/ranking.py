@@ -25,7 +25,7 @@ from bot.core.relevance import MIN_LIKES, ChatModel, Featurizer, TextModel
 from bot.core.semantic import SemanticModel
 from bot.embedding import Embedding
 from bot.service import Clock
-from bot.store import Database, feedback, papers
+from bot.store import Database, feedback, library, papers
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +126,7 @@ class Ranker:
                 with self.database.session() as session:
                     stored = feedback.chat_model(session, chat_id=chat_id)
                     likes, _ = feedback.count_ratings(session, chat_id=chat_id)
+                    likes += library.count_library(session, chat_id=chat_id)
                 self.models[chat_id] = ChatModel.from_bytes(stored) if stored else None
                 if stored is None and likes >= MIN_LIKES:  # rated before any model was kept
                     self.stale.add(chat_id)
@@ -145,7 +146,9 @@ class Ranker:
             rated = feedback.ratings(session, chat_id=chat_id)
             found = papers.get_papers(session, paper_ids=rated)
             window = papers.latest_papers(session, limit=self.window)
-        liked = [found[p] for p, value in rated.items() if value > 0 and p in found]
+            imported = library.library_papers(session, chat_id=chat_id)
+        # an imported library's papers not stored here count as 👍: the reader kept them
+        liked = [found[p] for p, value in rated.items() if value > 0 and p in found] + imported
         disliked = [found[p] for p, value in rated.items() if value < 0 and p in found]
         others = [paper for paper_id, paper in window if paper_id not in rated]
         # seeded by the chat: the same sample each time, and no secret rests on it
@@ -154,7 +157,10 @@ class Ranker:
         with self.database.session() as session:
             data = model.to_bytes() if model else None
             feedback.save_chat_model(session, chat_id=chat_id, data=data, now=self.clock())
-        log.info("ranking: chat %d trained on %d 👍, %d 👎", chat_id, len(liked), len(disliked))
+        log.info(
+            "ranking: chat %d trained on %d 👍 (%d of them imported), %d 👎",
+            chat_id, len(liked), len(imported), len(disliked),
+        )  # fmt: skip
         return model
 
     # -- ranking -------------------------------------------------------------------------------
