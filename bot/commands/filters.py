@@ -190,10 +190,7 @@ def _exported(found: Filter) -> str:
 async def import_lines(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     lines = [line.strip() for line in args.splitlines()]
     if not any(lines):
-        return Usage(
-            hint="Or send me a BibTeX, RIS or CSL-JSON export (Zotero: Export Collection) as a "
-            "file: its papers teach me your taste."
-        )
+        return Usage(hint="A library can come as a file: Zotero's Export Collection, say.")
 
     return Reply(_imported(await app.import_lines(chat, lines)))
 

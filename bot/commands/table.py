@@ -99,8 +99,8 @@ COMMANDS: list[Command] = [
     Command(
         "import",
         "LINES",
-        "add filters, one per line; or a BibTeX/RIS/CSL-JSON library or arXiv ids (also as a "
-        "file sent to me): its papers become 👍",
+        "add filters, one per line; or a library (BibTeX, RIS, CSL-JSON, arXiv ids; a file "
+        "too), its papers as 👍",
         import_,
         manages=True,
     ),
