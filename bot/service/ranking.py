@@ -57,6 +57,7 @@ class Ranker:
         self.models: dict[int, ChatModel | None] = {}  # chat -> its model (None: fewer 👍)
         self.stale: set[int] = set()  # chats whose ratings changed since their model was trained
         self.lock = threading.Lock()  # training and ranking run in worker threads
+        self.fitting = threading.Lock()  # the text model's fit (taken inside `lock` too)
         self.pending: dict[int, asyncio.Task[None]] = {}
 
     # -- the text model ------------------------------------------------------------------------
@@ -64,6 +65,12 @@ class Ranker:
     def text_model(self) -> TextModel | None:
         """The TF-IDF model: loaded, or fitted when missing or when the window has moved by half
         (None while fewer than ten papers are stored)."""
+        # one fit at a time: a chat's training and a "more like this" filter asking at once
+        # would both fit, and both insert the stored model's one row
+        with self.fitting:
+            return self._text_model()
+
+    def _text_model(self) -> TextModel | None:
         with self.database.session() as session:
             stored = papers.count_papers(session)
             if self.text is None:
