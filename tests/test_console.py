@@ -78,20 +78,21 @@ def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
     paperbot(tmp_path, "console", stdin="/subscribe we\n/layout page 12\n", env=env)
     for seed in SEEDS.iterdir():  # 37 papers, every one matches "we"
         shutil.copy(seed, tmp_path / "inbox" / seed.name)
-    result = paperbot(tmp_path, "console", stdin="/digest\n#19\n#37\n#999\n", env=env)
+    result = paperbot(tmp_path, "console", stdin="/digest\n#25\n#49\n#999\n", env=env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "37 new papers\nThe first 12 here; the rest behind the button at the end." in out
-    # a row a paper: its card, 👍, 👎; paper 7's card is button #19
-    assert "  #19 📄 7\n  #20 👍 7\n  #21 👎 7\n" in out and "  #37 25 more papers ▸\n" in out
-    card = out[out.index("> #19\n") : out.index("> #37\n")]
+    # a row a paper: its card, 👍, 👎, 🔖; paper 7's card is button #25
+    assert "  #25 📄 7\n  #26 👍 7\n  #27 👎 7\n  #28 🔖 7\n" in out
+    assert "  #49 25 more papers ▸\n" in out
+    card = out[out.index("> #25\n") : out.index("> #49\n")]
     assert "matched we (filter 1)" in card and "  > " in card  # the whole card, its abstract
-    assert "  #38 👍\n  #39 👎\n" in card  # its own buttons, numbered on
-    page = out[out.index("> #37\n") : out.index("> #999\n")]
+    assert "  #50 👍\n  #51 👎\n  #52 🔖 Save\n" in card  # its own buttons, numbered on
+    page = out[out.index("> #49\n") : out.index("> #999\n")]
     assert "continued: papers 13–24 of 37" in page
     first = int(re.findall(r"  #(\d+) 📄 13\n", page)[0])
-    assert first in (40, 41)  # after the card's two or three buttons (with "more like this")
-    assert f"  #{first + 36} 13 more papers ▸" in page  # numbers go on until a command
+    assert first in (53, 54)  # after the card's three or four buttons (with "more like this")
+    assert f"  #{first + 48} 13 more papers ▸" in page  # numbers go on until a command
     assert out.rstrip().endswith("> #999\nNo such button.")
 
 
