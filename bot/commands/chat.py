@@ -20,7 +20,9 @@ async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
         "see them with /list. You get one digest a day at "
         f"{chat.digest_time} ({escape(chat.timezone)}); /mode instant sends each paper at once, "
-        "/time and /timezone move the digest. /help has the filter syntax."
+        "/time and /timezone move the digest. /help has the filter syntax.\n\n"
+        "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
+        "its papers rank what I send you from the start."
     )
 
 
