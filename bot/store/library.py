@@ -12,6 +12,8 @@ from bot.core.library import SOURCE
 from bot.core.paper import Paper
 from bot.store.tables import LibraryEntryTable, LibraryImportTable, SavedPaperTable
 
+_CHUNK = 400  # keys in one IN (...): well under SQLite's and PostgreSQL's parameter limits
+
 
 def toggle_saved(session: Session, *, chat_id: int, paper_id: int, now: datetime) -> bool:
     """The paper saved for the chat, or (saved already) no longer; True when saved now."""
@@ -54,13 +56,13 @@ def add_entries(
 ) -> int:
     """Library entries (by key) the chat has not imported before; returns how many were new."""
     keys = [key for key, _ in entries]
-    held = set(
-        session.exec(
-            select(LibraryEntryTable.key).where(
-                col(LibraryEntryTable.chat_id) == chat_id, col(LibraryEntryTable.key).in_(keys)
-            )
-        ).all()
-    )
+    held: set[str] = set()
+    for start in range(0, len(keys), _CHUNK):
+        statement = select(LibraryEntryTable.key).where(
+            col(LibraryEntryTable.chat_id) == chat_id,
+            col(LibraryEntryTable.key).in_(keys[start : start + _CHUNK]),
+        )
+        held.update(session.exec(statement).all())
     added = 0
     for key, paper in entries:
         if key in held:

@@ -218,3 +218,14 @@ def test_the_authors_who_appear_most() -> None:
     found = read_library((CASES / "zotero.bib").read_text())
     assert found is not None
     assert top_authors(found.entries) == ["Ashish Vaswani", "Wei Liu"]  # in 3 and 2 entries
+
+
+def test_cite_keys_stay_unique_and_readable_however_many_papers_share_them() -> None:
+    """Sixty papers of one first author, year and title word: ...a to ...z, then numbered."""
+    paper = _papers()[0]
+    many = [paper.with_changes(arxiv_id=f"2607.{n:05d}") for n in range(60)]
+    parsed = parse_string(to_bibtex([Reference(p, True, False) for p in many]))
+    assert parsed.failed_blocks == []
+    keys = [e.key for e in parsed.entries]
+    assert len(set(keys)) == 60 and keys[:2] == ["Schon2026cache", "Schon2026cachea"]
+    assert keys[26:28] == ["Schon2026cachez", "Schon2026cache27"]
