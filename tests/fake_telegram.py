@@ -55,7 +55,8 @@ def _multipart(content_type: str, body: bytes) -> tuple[dict[str, str], dict[str
     files: dict[str, bytes] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
-        payload = part.get_payload(decode=True) or b""
+        decoded = part.get_payload(decode=True)
+        payload = decoded if isinstance(decoded, bytes) else b""
         if part.get_filename():
             files[str(name)] = payload
             fields[str(name)] = f"file:{part.get_filename()}"
@@ -206,8 +207,9 @@ class FakeTelegram:
                 else:
                     body = raw.decode()
                     params = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
-                params.update({f"{FILE_PARAM}{k}": v for k, v in files.items()})  # type: ignore[misc]
-                call = fake.handle(match.group(2), params)
+                call_params: dict[str, Any] = {**params}
+                call_params.update({f"{FILE_PARAM}{k}": v for k, v in files.items()})
+                call = fake.handle(match.group(2), call_params)
                 answer = call.answer or None
                 if answer is None:  # a dropped connection
                     self.close_connection = True

@@ -176,6 +176,13 @@ def _entry(where: str, **found: str | Sequence[str] | None) -> Entry | BadEntry:
     return Entry(where, title, abstract, authors, arxiv_id, doi)
 
 
+def _file(found: Entry | BadEntry, entries: list[Entry], bad: list[BadEntry]) -> None:
+    if isinstance(found, Entry):
+        entries.append(found)
+    else:
+        bad.append(found)
+
+
 def _text(value: str | Sequence[str] | None) -> str:
     if value is None:
         return ""
@@ -295,7 +302,7 @@ def _read_ris(text: str) -> tuple[list[Entry], list[BadEntry]]:
     def close() -> None:
         assert fields is not None
         found = _ris_entry(f"line {start}", fields)
-        (entries if isinstance(found, Entry) else bad).append(found)  # type: ignore[arg-type]
+        _file(found, entries, bad)
 
     for number, line in enumerate(text.splitlines(), 1):
         tag = _RIS_TAG.match(line.rstrip())
@@ -357,7 +364,7 @@ def _read_csl_json(text: str) -> tuple[list[Entry], list[BadEntry]]:
             if isinstance(item, dict)
             else BadEntry(f"entry {number}", "not an item (an object with a title)")
         )
-        (entries if isinstance(found, Entry) else bad).append(found)  # type: ignore[arg-type]
+        _file(found, entries, bad)
     return entries, bad
 
 
