@@ -60,10 +60,17 @@ def _quiet_line(report: ChatReport) -> str:
 
 def _ratings_line(report: ChatReport) -> str:
     likes, dislikes = report.likes, report.dislikes
-    if not likes and not dislikes:
-        return f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests)"
-    ranking = "digests ranked for you" if likes >= MIN_LIKES else f"ranking from {MIN_LIKES} 👍"
-    return f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking})"
+    library = ""
+    if report.library:
+        library += f"\nLibrary: {plural(report.library, 'imported paper')} to learn from"
+    if report.saved:
+        library += f"\nSaved: {plural(report.saved, 'paper')} (/saved)"
+    if not likes and not dislikes and not report.library:
+        return f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests){library}"
+    # imported papers teach the model as 👍 do
+    ranked = likes + report.library >= MIN_LIKES
+    ranking = "digests ranked for you" if ranked else f"ranking from {MIN_LIKES} 👍"
+    return f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking}){library}"
 
 
 def _arrivals(report: ChatReport) -> list[str]:

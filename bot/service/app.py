@@ -123,6 +123,8 @@ class ChatReport:
     next_digest: datetime
     quiet_until: datetime | None = None
     held: int = 0
+    library: int = 0  # imported papers not stored here, kept to learn from
+    saved: int = 0
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,10 @@ class Paperbot:
         holding = chat.mode is ChatMode.INSTANT and not chat.paused  # a digest's rows wait anyway
         held = found.waiting if holding and held_until(chat, self.clock()) else 0
         quiet = self.quiet_until(chat)
-        return ChatReport(found, likes, dislikes, self.next_digest(chat), quiet, held)
+        library, saved = chat_library.counts(self.database, chat_id=chat.id)
+        return ChatReport(
+            found, likes, dislikes, self.next_digest(chat), quiet, held, library, saved
+        )
 
     def forget(self, chat_id: int) -> bool:
         return chats.forget(self.database, chat_id=chat_id)

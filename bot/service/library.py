@@ -91,6 +91,13 @@ def _found(index: IdentityIndex[int], identities: list[Identity]) -> list[int]:
     return [i for i in (index.find(identity) for identity in identities) if i is not None]
 
 
+def counts(database: Database, *, chat_id: int) -> tuple[int, int]:
+    """(imported papers kept to learn from, saved papers) of the chat."""
+    with database.session() as session:
+        kept = library.count_library(session, chat_id=chat_id)
+        return kept, len(library.saved_ids(session, chat_id=chat_id))
+
+
 def import_choice(
     database: Database, *, chat_id: int, import_id: int
 ) -> tuple[list[str], list[str]]:

@@ -100,6 +100,8 @@ async def test_entries_not_stored_train_the_chat_and_its_authors_are_offered(
     await press(world, ADA, answer, "Follow au:Grace Hopper")
     await world.server.wait_for(lambda: "Filter 1 saved" in world.server.texts(ADA)[-1])
     assert 'understood as <code>au:"grace hopper"</code>' in world.server.texts(ADA)[-1].lower()
+    status = await world.command(ADA, "/status")
+    assert "Ratings: 3 👍, 0 👎 (digests ranked for you)\nLibrary: 5 imported papers" in status
     await world.runtime.app.settle_ratings()
     model = world.runtime.app.ranker.model(ADA)  # 3 👍 and 5 imported: trained
     assert model is not None
@@ -120,6 +122,7 @@ async def test_saved_papers_export_as_bibtex_that_imports_as_the_same_papers(
     await press(world, ADA, alert, "👍 2")
     listed = await world.server.reply_to(ADA, "/saved")
     assert listed["text"].startswith("Saved papers: 2, the last saved first.")
+    assert "\nSaved: 2 papers (/saved)" in await world.command(ADA, "/status")
     assert labels(listed) == [["Remove 1", "Remove 2"]]
     before = len(world.server.calls_to("sendDocument"))
     reply = await world.command(ADA, "/export bib")
