@@ -24,7 +24,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from bot.commands import Caller, Document, Reply, handle_text, import_file, press_button, too_large
+from bot.commands import Caller, Document, Reply, handle_text, import_file, press_button
 from bot.core.buttons import Button, Keyboard
 from bot.core.render import plural
 from bot.core.states import FileStatus
@@ -202,10 +202,11 @@ class Console:
 
     async def import_path(self, path: Path) -> Reply:
         """/import PATH: a library file, read here as Telegram's edge fetches a file sent."""
-        refused = too_large(path.stat().st_size)
-        if refused is not None:
-            return refused
-        return await import_file(self.runtime, self.caller, path.read_bytes())
+
+        async def read() -> bytes:
+            return await asyncio.to_thread(path.read_bytes)
+
+        return await import_file(self.runtime, self.caller, path.stat().st_size, read)
 
     async def work(self, *, stoppable: bool = False) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""

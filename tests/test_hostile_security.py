@@ -239,6 +239,10 @@ SAID = {
 }
 
 
+async def unread() -> bytes:
+    raise AssertionError("a member's file is not fetched")
+
+
 async def _no() -> bool:
     return False
 
@@ -294,6 +298,6 @@ async def test_a_member_who_is_not_an_administrator_changes_nothing(
         await press_button(runtime, MEMBER_ONLY, data)
         assert state(runtime) == before, data
     await say(runtime, "/import\n2610.18001", MEMBER_ONLY)  # a library: arXiv ids
-    refused = await import_file(runtime, MEMBER_ONLY, b"2610.18001\n")
+    refused = await import_file(runtime, MEMBER_ONLY, 11, unread)
     assert refused.text == "Only this group's administrators can import a library."
     assert state(runtime) == before

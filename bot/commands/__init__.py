@@ -1,8 +1,8 @@
 """The commands shared by Telegram and the console: a chat's command in, a reply out.
 
 Adapters only carry text, buttons and files: they turn a message into `handle_text`, a button
-press into `press_button`, a file sent (a library) into `import_file` (after `too_large` on its
-size), and show the Reply (HTML text, rows of buttons, a file). Each handler parses its
+press into `press_button`, a file sent (a library) into `import_file` (with its size and how to
+read it), and show the Reply (HTML text, rows of buttons, a file). Each handler parses its
 arguments, calls one method of the application (bot/service/app.py) and renders what it
 returns; it imports nothing else from bot.service (tests/test_architecture.py holds the line).
 
@@ -20,7 +20,7 @@ returns; it imports nothing else from bot.service (tests/test_architecture.py ho
 from __future__ import annotations
 
 from bot.commands.buttons import BUTTONS, press_button
-from bot.commands.library import import_file, too_large
+from bot.commands.library import import_file
 from bot.commands.replies import OUT_OF_DATE, Caller, Command, Document, Reply, Usage
 from bot.commands.table import COMMANDS, COMMANDS_BY_NAME, handle_text, parse_command, run_command
 
@@ -39,5 +39,4 @@ __all__ = [
     "parse_command",
     "press_button",
     "run_command",
-    "too_large",
 ]

@@ -5,6 +5,7 @@ under an import's reply and under /saved."""
 from __future__ import annotations
 
 import html
+from collections.abc import Awaitable, Callable
 
 from bot.commands.filters import export_filters, import_lines, subscribed
 from bot.commands.replies import NAMED_AT_MOST, OUT_OF_DATE, Caller, Document, Reply, Usage
@@ -50,19 +51,20 @@ async def export(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     return export_file(app, chat, args.strip())
 
 
-async def import_file(runtime: Runtime, caller: Caller, data: bytes) -> Reply:
-    """A file sent to the bot (read by the edge: Telegram's getFile, the console's path): a
+async def import_file(
+    runtime: Runtime, caller: Caller, size: int | None, read: Callable[[], Awaitable[bytes]]
+) -> Reply:
+    """A file sent to the bot, `read` by the edge (Telegram's getFile, the console's path) once
+    the sender may import and its `size` (when the edge knows it) is within a library's: a
     library, or a clear no and nothing changed."""
     if not await caller.may_manage():
         return Reply("Only this group's administrators can import a library.")
-    app = runtime.app
-    return imported_library(await app.import_file(app.enter(caller.chat_id, caller.kind), data))
-
-
-def too_large(size: int | None) -> Reply | None:
-    """A file the edge should not even fetch: its size is past what a library may be."""
     refused = library_too_large(size or 0)
-    return imported_library(refused) if refused is not None else None
+    if refused is not None:
+        return imported_library(refused)
+    app = runtime.app
+    data = await read()  # its size checked again: an edge may not know it beforehand
+    return imported_library(await app.import_file(app.enter(caller.chat_id, caller.kind), data))
 
 
 def imported_library(result: LibraryImported | Unreadable) -> Reply:

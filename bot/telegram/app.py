@@ -28,7 +28,7 @@ from telegram.ext import (
 )
 
 from bot import jobs, logs
-from bot.commands import COMMANDS, Caller, Reply, handle_text, import_file, press_button, too_large
+from bot.commands import COMMANDS, Caller, Reply, handle_text, import_file, press_button
 from bot.config import Settings, cannot_listen
 from bot.core.flood import FloodGate, Verdict
 from bot.core.telegram_text import split_message
@@ -115,7 +115,7 @@ async def _answer(message: Message, reply: Reply) -> None:
 
 async def on_document(update: Update, context: Context) -> None:
     """A file sent to the bot: a library to import (in a group, only with /import as its
-    caption). Its size is checked before it is fetched (getFile)."""
+    caption). Who sent it and its size are checked before it is fetched (getFile)."""
     message = update.effective_message
     if message is None or message.document is None:
         return
@@ -124,14 +124,14 @@ async def on_document(update: Update, context: Context) -> None:
         return  # a file shared in a group is not for us
     if _admitted(update, context) is not Verdict.ANSWER:
         return
-    reply = too_large(message.document.file_size)
-    if reply is None:
-        found = await message.document.get_file()
-        data = bytes(await found.download_as_bytearray())
-        # Telegram's size may be missing; the bytes' is not
-        reply = too_large(len(data)) or await import_file(
-            context.runtime, _caller(update, context), data
-        )
+    document = message.document
+
+    async def read() -> bytes:
+        found = await document.get_file()
+        return bytes(await found.download_as_bytearray())
+
+    caller = _caller(update, context)
+    reply = await import_file(context.runtime, caller, document.file_size, read)
     await _answer(message, reply)
 
 

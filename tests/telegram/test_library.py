@@ -175,3 +175,21 @@ async def test_bad_files_get_a_clear_answer_and_change_nothing(world: World) -> 
         "1 entry could not be read:\n"
         "• line 7: the entry is not closed (a brace or quote is missing) before the next one"
     )
+
+
+async def test_in_a_group_only_a_file_captioned_import_is_read_and_by_an_administrator(
+    world: World,
+) -> None:
+    """Files shared in a group are the members' business; one sent with /import as its caption
+    is a library, imported when an administrator sends it."""
+    papers = (await stored_papers(world))[:3]
+    group, admin, member = -500, 11, 12
+    world.server.add_group(group, admins={admin})
+    library = "\n".join(p.arxiv_id or "" for p in papers).encode()
+    world.server.send_file(group, "shared.txt", library, user_id=admin)  # no caption: not for us
+    answer = await send_file(world, group, "ids.txt", library, caption="/import", user_id=member)
+    assert answer["text"] == "Only this group's administrators can import a library."
+    assert world.server.calls_to("getFile") == []  # a member's file is not even fetched
+    answer = await send_file(world, group, "ids.txt", library, caption="/import", user_id=admin)
+    assert answer["text"].startswith("Read 3 entries (arXiv ids).\n👍 3 papers I know")
+    assert len(world.server.sent(group)) == 2  # the uncaptioned file got no answer
