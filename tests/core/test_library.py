@@ -125,7 +125,7 @@ def test_binary_and_oversized_files_are_refused() -> None:
     huge = b"@misc{a, title={" + b"x" * 10_000_000 + b"}}"
     refused = decode_library(huge)
     assert isinstance(refused, Unreadable)
-    assert refused.message.startswith("the file is 10.0 MB; I read libraries up to 4 MB")
+    assert refused.message.startswith("the file is 10.0 MB; I read libraries up to 8 MB")
     assert too_large(10_000_000) == refused and too_large(MAX_LIBRARY_BYTES) is None
     assert decode_library("TY  - GEN\nTI  - Schön\nER  - \n".encode("latin-1")) == (
         "TY  - GEN\nTI  - Schön\nER  - \n"

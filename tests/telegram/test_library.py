@@ -153,7 +153,7 @@ async def test_bad_files_get_a_clear_answer_and_change_nothing(world: World) -> 
     await stored_papers(world)
     big = await send_file(world, ADA, "huge.bib", b"@misc{a, title={x}}\n", size=10_000_000)
     assert big["text"].startswith(
-        "Nothing imported: the file is 10.0 MB; I read libraries up to 4 MB."
+        "Nothing imported: the file is 10.0 MB; I read libraries up to 8 MB."
     )
     assert world.server.calls_to("getFile") == []  # refused by its size, never fetched
     huge = b"@misc{a, eprint={2607.00001}}\n" + b"%" * 10_000_000
