@@ -99,6 +99,13 @@ class TelegramSettings(Section):
 
     _unset = field_validator("webhook_url", "webhook_secret", mode="before")(_empty_is_unset)
 
+    @property
+    def file_url(self) -> str:
+        """Where files sent to the bot are fetched from: beside the API, as Telegram's
+        https://api.telegram.org/file/bot<token>/<path> is beside .../bot<token>/<method>."""
+        base = self.api_url.rstrip("/")
+        return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
+
     @field_validator("webhook_url")
     @classmethod
     def _https_address(cls, url: str | None) -> str | None:

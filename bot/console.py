@@ -24,7 +24,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.patch_stdout import patch_stdout
 
-from bot.commands import Caller, Reply, handle_text, press_button
+from bot.commands import Caller, Document, Reply, handle_text, import_file, press_button
 from bot.core.buttons import Button, Keyboard
 from bot.core.render import plural
 from bot.core.states import FileStatus
@@ -144,6 +144,29 @@ class TerminalTransport:
         return self.last_id
 
 
+def library_path(text: str) -> Path | None:
+    """`/import PATH` naming a file (a library to read), else None (filter lines)."""
+    command, _, argument = text.partition(" ")
+    if command != "/import" or "\n" in argument or not argument.strip():
+        return None
+    path = Path(argument.strip().strip("'\"")).expanduser()
+    try:
+        return path if path.is_file() else None
+    except OSError:  # a filter too long to be a file's name
+        return None
+
+
+def save_document(document: Document, folder: Path) -> Path:
+    """A reply's file written into `folder`, under a name no file there has yet."""
+    path = folder / document.name
+    stem, suffix, number = path.stem, path.suffix, 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}-{number}{suffix}"
+    path.write_bytes(document.data)
+    return path.absolute()
+
+
 class Console:
     """One chat in the terminal. With a prompt session, lines are typed at a prompt; without,
     they are read from `stdin` and echoed."""
@@ -172,8 +195,18 @@ class Console:
         lines = [text] if text else []
         if reply.buttons:
             lines += [*self.board.lines(reply.buttons), "  (type #N to press a button)"]
+        if reply.document is not None:
+            lines.append(f"Written to {save_document(reply.document, Path.cwd())}")
         if lines:
             write("\n".join(lines) + "\n")
+
+    async def import_path(self, path: Path) -> Reply:
+        """/import PATH: a library file, read here as Telegram's edge fetches a file sent."""
+
+        async def read() -> bytes:
+            return await asyncio.to_thread(path.read_bytes)
+
+        return await import_file(self.runtime, self.caller, path.stat().st_size, read)
 
     async def work(self, *, stoppable: bool = False) -> None:
         """One round of the jobs: inbox, instant alerts, due digests."""
@@ -246,7 +279,11 @@ class Console:
             self.board.clear()
             if text.split(maxsplit=1)[0] in ("/import", "/import@"):
                 text = await self.read_more(text)
-            reply = await handle_text(self.runtime, self.caller, text)
+            path = library_path(text)
+            if path is not None:
+                reply: Reply | None = await self.import_path(path)
+            else:
+                reply = await handle_text(self.runtime, self.caller, text)
             if reply is not None:
                 self.show(reply)
         await self.runtime.deliver()

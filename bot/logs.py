@@ -156,3 +156,6 @@ def setup_logging(
     # pylatexenc warns about each macro it cannot fill in: a listing's problem that the text
     # module handles (it keeps the source), not an operator's or a console user's to read.
     logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+    # bibtexparser warns about each entry of a user's library it cannot read, quoting it: the
+    # /import reply names those entries to the one who sent them; the operator needs none.
+    logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)

@@ -1,13 +1,16 @@
 """A fake Telegram Bot API server on 127.0.0.1: the real python-telegram-bot Application talks
 HTTP to it. It answers the methods the bot uses, refuses what Telegram refuses (bad HTML, over 4096
 characters, empty text), records every call, lets a test play users (messages, commands, button
-presses, admins, blocking, group migration) and inject faults (403, 429 with retry_after, 5xx,
-dropped connections, answers held back), one at a time or at random (`chaos`: Telegram's bad
-minutes), and can enforce Telegram's rate limits."""
+presses, files sent, admins, blocking, group migration), serves the files users sent (getFile and
+the download) and keeps those the bot sends (sendDocument), injects faults (403, 429 with
+retry_after, 5xx, dropped connections, answers held back), one at a time or at random (`chaos`:
+Telegram's bad minutes), and can enforce Telegram's rate limits."""
 
 from __future__ import annotations
 
 import asyncio
+import email.parser
+import email.policy
 import itertools
 import json
 import random
@@ -45,6 +48,29 @@ DEFAULT_UPDATES = {
     "chat_join_request", "chat_boost", "removed_chat_boost",
 }  # fmt: skip
 PATH = re.compile(r"^/bot([^/]+)/(\w+)$")
+FILE_PARAM = "__file__"  # a call's params: an uploaded file's bytes, under its field's name
+FILE_PATH = re.compile(r"^/file/bot([^/]+)/(.+)$")
+GET_FILE_LIMIT = 20_000_000  # the largest file a bot may fetch through the Bot API
+
+
+def _multipart(content_type: str, body: bytes) -> tuple[dict[str, str], dict[str, bytes]]:
+    """A multipart/form-data body (python-telegram-bot's, when it uploads a file): its fields
+    as text, its files as bytes."""
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body
+    )
+    fields: dict[str, str] = {}
+    files: dict[str, bytes] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        decoded = part.get_payload(decode=True)
+        payload = decoded if isinstance(decoded, bytes) else b""
+        if part.get_filename():
+            files[str(name)] = payload
+            fields[str(name)] = f"file:{part.get_filename()}"
+        else:
+            fields[str(name)] = payload.decode()
+    return fields, files
 
 
 @dataclass
@@ -141,6 +167,10 @@ class FakeTelegram:
         self.flood_refusals = 0
         self.chaotic: dict[str, Chaos] = {}  # method -> its random faults
         self.lost: set[tuple[int, int]] = set()  # (chat, message id) sent, answer never received
+        self.files: dict[str, bytes] = {}  # file_path -> what a user sent (getFile serves it)
+        self.file_ids = itertools.count(1)
+        # (chat, message id) -> (file name, bytes) of the files the bot sent (sendDocument)
+        self.documents: dict[tuple[int, int], tuple[str, bytes]] = {}
         self.stopped = False
         self._server: ThreadingHTTPServer | None = None
         self.base_url = ""
@@ -154,21 +184,40 @@ class FakeTelegram:
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body go out as they are written
 
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                match = FILE_PATH.match(self.path)
+                data = fake.files.get(match.group(2)) if match else None
+                if data is None:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length).decode()
+                raw = self.rfile.read(length)
                 match = PATH.match(self.path)
                 if not match:
                     self.send_error(404)
                     return
-                if self.headers.get("Content-Type", "").startswith("application/json"):
-                    decoded = json.loads(body or "{}")  # Telegram takes JSON bodies too
+                content_type = self.headers.get("Content-Type", "")
+                files: dict[str, bytes] = {}
+                if content_type.startswith("multipart/form-data"):
+                    params, files = _multipart(content_type, raw)
+                elif content_type.startswith("application/json"):
+                    decoded = json.loads(raw.decode() or "{}")  # Telegram takes JSON bodies too
                     params = {
                         k: v if isinstance(v, str) else json.dumps(v) for k, v in decoded.items()
                     }
                 else:
+                    body = raw.decode()
                     params = {k: v[-1] for k, v in parse_qs(body, keep_blank_values=True).items()}
-                call = fake.handle(match.group(2), params)
+                call_params: dict[str, Any] = {**params}
+                call_params.update({f"{FILE_PARAM}{k}": v for k, v in files.items()})
+                call = fake.handle(match.group(2), call_params)
                 answer = call.answer or None
                 if answer is None:  # a dropped connection
                     self.close_connection = True
@@ -437,6 +486,42 @@ class FakeTelegram:
             self.messages[(chat_id, message["message_id"])] = message
         return message
 
+    def api_sendDocument(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        chat_id = int(params["chat_id"])
+        self._check_chat(chat_id)
+        data = params.get(f"{FILE_PARAM}document")
+        if not isinstance(data, bytes) or not data:
+            raise ApiError(400, "Bad Request: file must be non-empty")
+        name = str(params["document"]).removeprefix("file:")
+        with self.changed:
+            self.sends.append((time.monotonic(), chat_id))
+            message = self._message(chat_id, next(self.message_ids), "", BOT_USER)
+            del message["text"]
+            message["document"] = {
+                "file_id": f"sent{next(self.file_ids)}",
+                "file_unique_id": f"u{len(self.documents)}",
+                "file_name": name,
+                "file_size": len(data),
+            }
+            if params.get("caption"):
+                message["caption"] = params["caption"]
+            self.documents[(chat_id, message["message_id"])] = (name, data)
+        return message
+
+    def api_getFile(self, params: dict[str, Any]) -> Any:  # noqa: N802
+        path = f"documents/{params['file_id']}"
+        data = self.files.get(path)
+        if data is None:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        if len(data) > GET_FILE_LIMIT:
+            raise ApiError(400, "Bad Request: file is too big")
+        return {
+            "file_id": params["file_id"],
+            "file_unique_id": f"u-{params['file_id']}",
+            "file_size": len(data),
+            "file_path": path,
+        }
+
     def api_editMessageText(self, params: dict[str, Any]) -> Any:  # noqa: N802
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
         text = self._check_text(params)
@@ -499,6 +584,32 @@ class FakeTelegram:
         if text.startswith("/"):
             length = len(text.split()[0]) if text.split() else 1
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+        return self._push({"message": message})
+
+    def send_file(
+        self,
+        chat_id: int,
+        name: str,
+        data: bytes,
+        *,
+        caption: str | None = None,
+        size: int | None = None,
+        user_id: int | None = None,
+    ) -> int:
+        """A user sends a file to the chat; `size`: what Telegram says of its size (its bytes'
+        length unless given)."""
+        file_id = f"doc{next(self.file_ids)}"
+        self.files[f"documents/{file_id}"] = data
+        message = self._message(chat_id, next(self.message_ids), "", self.user(user_id or chat_id))
+        del message["text"]
+        message["document"] = {
+            "file_id": file_id,
+            "file_unique_id": f"u-{file_id}",
+            "file_name": name,
+            "file_size": len(data) if size is None else size,
+        }
+        if caption is not None:
+            message["caption"] = caption
         return self._push({"message": message})
 
     def press(self, chat_id: int, message_id: int, data: str, *, user_id: int | None = None) -> int:
@@ -584,7 +695,7 @@ class FakeTelegram:
             return [m for (c, _), m in sorted(self.messages.items()) if c == chat_id]
 
     def texts(self, chat_id: int) -> list[str]:
-        return [m["text"] for m in self.sent(chat_id)]
+        return [m.get("text", "") for m in self.sent(chat_id)]
 
     async def wait_for(self, condition: Callable[[], bool], timeout: float = 10) -> None:
         """Until the condition holds (checked on every call the server answers)."""

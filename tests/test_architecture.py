@@ -13,7 +13,7 @@ import pytest
 BOT = Path(__file__).resolve().parent.parent / "bot"
 CORE = BOT / "core"
 COMMANDS = sorted((BOT / "commands").rglob("*.py"))
-ALLOWED_THIRD_PARTY = {"pylatexenc", "feedparser", "sklearn", "numpy", "scipy"}
+ALLOWED_THIRD_PARTY = {"pylatexenc", "feedparser", "sklearn", "numpy", "scipy", "bibtexparser"}
 FORBIDDEN_STDLIB = {
     "os",
     "pathlib",

@@ -109,7 +109,9 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
                            "(also send new versions of papers)"),
         ("/unsubscribe x", "Usage: <code>/unsubscribe N|all</code> (remove filter N (or all))"),
         ("/unsubscribe", "Usage: <code>/unsubscribe N|all</code> (remove filter N (or all))"),
-        ("/import", "Usage: <code>/import LINES</code> (add filters, one per line)"),
+        ("/import", "Usage: <code>/import LINES</code> (add filters, one per line; or a library "
+                    "(BibTeX, RIS, CSL-JSON, arXiv ids; a file too), its papers as 👍)\n"
+                    "A library can come as a file: Zotero's Export Collection, say."),
     ],
 )  # fmt: skip
 async def test_bad_arguments_get_a_usage_line(runtime: Runtime, text: str, expected: str) -> None:

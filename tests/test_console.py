@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from bot.console import ScanProgress
+from bot.core.library import Reference, read_library, to_bibtex
 from tests.conftest import ROOT, SEEDS
 from tests.corpus import mixed_day, rss, topic_of, topic_papers
 from tests.test_cli import paperbot
@@ -77,20 +78,21 @@ def test_a_long_digest_pages_and_opens_cards_by_number(tmp_path: Path) -> None:
     paperbot(tmp_path, "console", stdin="/subscribe we\n/layout page 12\n", env=env)
     for seed in SEEDS.iterdir():  # 37 papers, every one matches "we"
         shutil.copy(seed, tmp_path / "inbox" / seed.name)
-    result = paperbot(tmp_path, "console", stdin="/digest\n#19\n#37\n#999\n", env=env)
+    result = paperbot(tmp_path, "console", stdin="/digest\n#25\n#49\n#999\n", env=env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "37 new papers\nThe first 12 here; the rest behind the button at the end." in out
-    # a row a paper: its card, 👍, 👎; paper 7's card is button #19
-    assert "  #19 📄 7\n  #20 👍 7\n  #21 👎 7\n" in out and "  #37 25 more papers ▸\n" in out
-    card = out[out.index("> #19\n") : out.index("> #37\n")]
+    # a row a paper: its card, 👍, 👎, 🔖; paper 7's card is button #25
+    assert "  #25 📄 7\n  #26 👍 7\n  #27 👎 7\n  #28 🔖 7\n" in out
+    assert "  #49 25 more papers ▸\n" in out
+    card = out[out.index("> #25\n") : out.index("> #49\n")]
     assert "matched we (filter 1)" in card and "  > " in card  # the whole card, its abstract
-    assert "  #38 👍\n  #39 👎\n" in card  # its own buttons, numbered on
-    page = out[out.index("> #37\n") : out.index("> #999\n")]
+    assert "  #50 👍\n  #51 👎\n  #52 🔖 Save\n" in card  # its own buttons, numbered on
+    page = out[out.index("> #49\n") : out.index("> #999\n")]
     assert "continued: papers 13–24 of 37" in page
     first = int(re.findall(r"  #(\d+) 📄 13\n", page)[0])
-    assert first in (40, 41)  # after the card's two or three buttons (with "more like this")
-    assert f"  #{first + 36} 13 more papers ▸" in page  # numbers go on until a command
+    assert first in (53, 54)  # after the card's three or four buttons (with "more like this")
+    assert f"  #{first + 48} 13 more papers ▸" in page  # numbers go on until a command
     assert out.rstrip().endswith("> #999\nNo such button.")
 
 
@@ -443,3 +445,54 @@ def test_ctrl_c_while_a_large_inbox_is_read_gives_the_prompt(tmp_path: Path) -> 
     read = int(re.findall(rb"Stopped reading the inbox: (\d+) of", stopped)[0])
     status = json.loads(paperbot(tmp_path, "status", "--json").stdout)
     assert 0 < read < LARGE_INBOX and status["files"] == {"ingested": read}  # quit: not read on
+
+
+def test_a_library_file_imports_as_likes_and_saved_papers_export_to_a_file(
+    tmp_path: Path,
+) -> None:
+    """/import PATH reads a BibTeX export of ten stored papers as ten 👍; 🔖 saves from a
+    digest; /export bib writes a file whose papers another chat imports as the same ones."""
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"}
+    day = date(2026, 7, 1)
+    kv = topic_papers("kv", 10, first_id=1, day=day)
+    (tmp_path / "inbox" / "day1.xml").write_text(
+        rss(kv + topic_papers("vision", 5, first_id=50, day=day), day)
+    )
+    (tmp_path / "library.bib").write_text(to_bibtex([Reference(p, True, False) for p in kv]))
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.7\n\x00\x01\x02 binary" * 40)
+    (tmp_path / "huge.bib").write_bytes(b"@misc{a, title={x}}\n" + b"%" * 10_000_000)
+    script = "/import library.bib\n/import paper.pdf\n/import huge.bib\n/status\n"
+    script += "/subscribe we\n#1\n#5\n#9\n/saved\n/export bib\n"
+    result = paperbot(tmp_path, "console", stdin=script, env=env)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert (
+        "> /import library.bib\nRead 10 entries (BibTeX).\n👍 10 papers I know, now rated 👍."
+        in out
+    )
+    assert "  #1 ≈ Follow papers like these 10\n" in out
+    assert "> /import paper.pdf\nNothing imported: this is a binary file, not a library." in out
+    assert (
+        "> /import huge.bib\nNothing imported: the file is 10.0 MB; I read libraries up to" in out
+    )
+    assert "Ratings: 10 👍, 0 👎" in out
+    assert "  #5 🔖 1\n" in out and "> #5\n🔖 Saved: " in out and "> #9\n🔖 Saved: " in out
+    assert "> /saved\nSaved papers: 2, the last saved first." in out
+    written = re.search(r"^Written to (.+\.bib)$", out, re.M)
+    assert written is not None and Path(written.group(1)).parent == tmp_path
+    assert "Your saved and 👍 papers: " in out
+    exported = read_library(Path(written.group(1)).read_text())
+    assert exported is not None and exported.bad == ()
+    ids = {e.arxiv_id for e in exported.entries}
+    assert {p.arxiv_id for p in kv} <= ids and len(ids) == len(exported.entries)
+
+    again = paperbot(tmp_path, "console", "--chat-id", "8", env=env,
+                     stdin=f"/import {written.group(1)}\n/status\n")  # fmt: skip
+    count = len(ids)
+    assert (
+        f"Read {count} entries (BibTeX).\n👍 {count} papers I know, now rated 👍." in again.stdout
+    )
+    assert f"Ratings: {count} 👍, 0 👎" in again.stdout
+    stopped = paperbot(tmp_path, "console", stdin="/stop\n#1\n/saved\n", env=env)
+    assert stopped.stdout.rstrip().endswith("No saved papers yet: 🔖 under a paper keeps it here.")

@@ -90,7 +90,7 @@ ABSURD = [  # (what a user sends, what the one message answering it says)
         ("/start " + "x" * 10_000, "Hello! I tell you about new papers"),
         ("/status " + "x" * 10_000, "Filters: 0 (/list)"),
         ("/list " + "x" * 10_000, "No filters yet."),
-        ("/export " + "x" * 10_000, "No filters to export."),
+        ("/export " + "x" * 10_000, "Usage: <code>/export [bib|ris|csv]</code>"),
         ("x" * 10_000, "I understand commands."),
 
 ]  # fmt: skip

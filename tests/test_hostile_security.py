@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands import COMMANDS, Caller, handle_text, press_button
+from bot.commands import COMMANDS, Caller, handle_text, import_file, press_button
 from bot.config import InboxSettings, Settings
 from bot.runtime import Runtime
 from bot.sender import Limits
 from bot.service import feedback, subscriptions
-from bot.store import Database, chats, deliveries, filters
+from bot.store import Database, chats, deliveries, filters, library
 from tests.conftest import ROOT, Clock
 from tests.listing_cases import CASES
 from tests.transports import RecordingTransport
@@ -234,9 +234,14 @@ SAID = {
     "status": "/status",
     "export": "/export",
     "import": "/import\ndiffusion\nlike 2610.18001",
+    "saved": "/saved",
     "stop": "/stop",
     "stats": "/stats",
 }
+
+
+async def unread() -> bytes:
+    raise AssertionError("a member's file is not fetched")
 
 
 async def _no() -> bool:
@@ -256,10 +261,12 @@ def state(runtime: Runtime) -> tuple[object, ...]:
     with runtime.database.session() as session:
         chat = chats.get_chat(session, chat_id=GROUP)
         kept = filters.chat_filters(session, chat_id=GROUP)
+        saved = library.saved_ids(session, chat_id=GROUP)
+        imported = library.count_library(session, chat_id=GROUP)
     assert chat is not None
     settings = dataclasses.replace(chat, last_digest_at=NOW, created_at=NOW)
     ratings = feedback.counts(runtime.database, chat_id=GROUP)
-    return settings, [(f.source, f.canonical) for f in kept], ratings
+    return settings, [(f.source, f.canonical) for f in kept], ratings, saved, imported
 
 
 def ledger(runtime: Runtime) -> list[int]:
@@ -283,6 +290,15 @@ async def test_a_member_who_is_not_an_administrator_changes_nothing(
     for text in SAID.values():
         await say(runtime, text, MEMBER_ONLY)
         assert state(runtime) == before, text
-    for data in (f"like:{row}", f"dislike:{row}", f"similar:{row}", "remove:1", "stop:yes"):
+    await press_button(runtime, admin, f"save:{row}")  # a saved paper a member cannot take out
+    before = state(runtime)
+    assert before[3] and before[2] == (1, 0)
+    presses = (f"like:{row}", f"dislike:{row}", f"similar:{row}", "remove:1", "stop:yes")
+    presses += (f"save:{row}", f"unsave:{before[3][0]}:0", "libsim:1", "libau:1:0")
+    for data in presses:
         await press_button(runtime, MEMBER_ONLY, data)
         assert state(runtime) == before, data
+    await say(runtime, "/import\n2610.18001", MEMBER_ONLY)  # a library: arXiv ids
+    refused = await import_file(runtime, MEMBER_ONLY, 11, unread)
+    assert refused.text == "Only this group's administrators can import a library."
+    assert state(runtime) == before

@@ -9,15 +9,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.commands.filters import listed, removed, subscribed
+from bot.commands.library import follow_import, save, show_saved, unsave
 from bot.commands.replies import OUT_OF_DATE, Caller, Reply
 from bot.core.buttons import (
     ConfirmStop,
+    FollowImport,
     FollowSimilar,
     NextPage,
     Rate,
     RemoveFilter,
+    SavePaper,
     SendRecent,
     ShowCard,
+    ShowSaved,
+    Unsave,
     parse_press,
     rate_buttons,
     reaction_vote,
@@ -150,6 +155,10 @@ BUTTONS: dict[type, Pressed] = {
     FollowSimilar: Pressed(follow_similar, manages=True),
     RemoveFilter: Pressed(remove_filter, manages=True),
     ConfirmStop: Pressed(confirm_stop, manages=True),
+    SavePaper: Pressed(save, manages=True),  # the chat's library: as a rating
+    ShowSaved: Pressed(show_saved, manages=False),
+    Unsave: Pressed(unsave, manages=True),
+    FollowImport: Pressed(follow_import, manages=True),
 }
 
 

@@ -20,7 +20,9 @@ async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
         "see them with /list. You get one digest a day at "
         f"{chat.digest_time} ({escape(chat.timezone)}); /mode instant sends each paper at once, "
-        "/time and /timezone move the digest. /help has the filter syntax."
+        "/time and /timezone move the digest. /help has the filter syntax.\n\n"
+        "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
+        "its papers rank what I send you from the start."
     )
 
 
@@ -58,10 +60,17 @@ def _quiet_line(report: ChatReport) -> str:
 
 def _ratings_line(report: ChatReport) -> str:
     likes, dislikes = report.likes, report.dislikes
-    if not likes and not dislikes:
-        return f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests)"
-    ranking = "digests ranked for you" if likes >= MIN_LIKES else f"ranking from {MIN_LIKES} 👍"
-    return f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking})"
+    library = ""
+    if report.library:
+        library += f"\nLibrary: {plural(report.library, 'imported paper')} to learn from"
+    if report.saved:
+        library += f"\nSaved: {plural(report.saved, 'paper')} (/saved)"
+    if not likes and not dislikes and not report.library:
+        return f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests){library}"
+    # imported papers teach the model as 👍 do
+    ranked = likes + report.library >= MIN_LIKES
+    ranking = "digests ranked for you" if ranked else f"ranking from {MIN_LIKES} 👍"
+    return f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking}){library}"
 
 
 def _arrivals(report: ChatReport) -> list[str]:

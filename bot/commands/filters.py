@@ -169,7 +169,7 @@ def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
     return ["<pre>" + escape("\n".join(group)) + "</pre>" for group in groups]
 
 
-async def export(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+async def export_filters(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     found = app.export(chat)
     if not found.filters and not found.ratings and not found.votes:
         return Reply("No filters to export.")
@@ -194,10 +194,11 @@ def _exported(found: Filter) -> str:
     return found.source
 
 
-async def import_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+async def import_lines(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     lines = [line.strip() for line in args.splitlines()]
     if not any(lines):
-        return Usage()
+        return Usage(hint="A library can come as a file: Zotero's Export Collection, say.")
+
     return Reply(_imported(await app.import_lines(chat, lines)))
 
 

@@ -21,10 +21,20 @@ NAMED_AT_MOST = 10  # lines an /import did not take, ids /like did not find: a r
 OUT_OF_DATE = "That button is out of date; try the command again."
 
 
+@dataclass(frozen=True)
+class Document:
+    """A file a reply sends (Telegram: a document; the console: a file written, its path
+    shown)."""
+
+    name: str
+    data: bytes
+
+
 @dataclass
 class Reply:
     text: str  # Telegram HTML
     buttons: list[list[Button]] = field(default_factory=list)
+    document: Document | None = None  # sent after the text
     # To a button press: the message stays as it is, and the text (if any) is a short notice in
     # plain text, an alert to acknowledge or (alert False) a line that fades; what the press
     # asked for (a card, a digest's next page, a new filter's answer) went out as messages of

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from bot.commands.chat import start, stats, status_, stop
 from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
-from bot.commands.filters import export, import_, list_, preview, similar, subscribe, unsubscribe
+from bot.commands.filters import list_, preview, similar, subscribe, unsubscribe
+from bot.commands.library import export, import_, saved
 from bot.commands.quiet import quiet
 from bot.commands.ratings import dislike, like, top
 from bot.commands.replies import Caller, Command, Reply, Usage, echo
@@ -89,8 +90,21 @@ COMMANDS: list[Command] = [
     Command("pause", "", "hold all alerts", pause, manages=True),
     Command("resume", "", "send alerts again", resume, manages=True),
     Command("status", "", "settings, the last listing, what is waiting", status_),
-    Command("export", "", "your filters as lines", export),
-    Command("import", "LINES", "add filters, one per line", import_, manages=True),
+    Command("saved", "", "the papers you kept with 🔖, each removable", saved),
+    Command(
+        "export",
+        "[bib|ris|csv]",
+        "your filters as lines; bib, ris, csv: your saved and 👍 papers as a file",
+        export,
+    ),
+    Command(
+        "import",
+        "LINES",
+        "add filters, one per line; or a library (BibTeX, RIS, CSL-JSON, arXiv ids; a file "
+        "too), its papers as 👍",
+        import_,
+        manages=True,
+    ),
     Command("stop", "", "forget this chat and everything about it", stop, manages=True),
     Command("stats", "", "operators: counts of everything", stats, operators_only=True),
 ]

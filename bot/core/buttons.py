@@ -72,7 +72,50 @@ class SendRecent:
     filter_id: int
 
 
-Press = ShowCard | NextPage | Rate | FollowSimilar | RemoveFilter | ConfirmStop | SendRecent
+@dataclass(frozen=True)
+class SavePaper:
+    """🔖: the paper of a ledger row saved for the chat; the same again takes it out."""
+
+    row_id: int
+
+
+@dataclass(frozen=True)
+class ShowSaved:
+    """A page of /saved (from 0)."""
+
+    page: int
+
+
+@dataclass(frozen=True)
+class Unsave:
+    """A saved paper taken out from /saved's page `page`."""
+
+    paper_id: int
+    page: int
+
+
+@dataclass(frozen=True)
+class FollowImport:
+    """Under an import's reply: a "more like this" filter of its papers (author None), or an
+    au: filter for the n-th of its most frequent authors."""
+
+    import_id: int
+    author: int | None = None
+
+
+Press = (
+    ShowCard
+    | NextPage
+    | Rate
+    | FollowSimilar
+    | RemoveFilter
+    | ConfirmStop
+    | SendRecent
+    | SavePaper
+    | ShowSaved
+    | Unsave
+    | FollowImport
+)
 
 
 def card_button(row_id: int, number: int | None) -> Button:
@@ -108,13 +151,37 @@ def relabeled(keyboard: Keyboard, labels: Mapping[str, str]) -> list[list[Button
     return [[Button(labels.get(b.data, b.label), b.data) for b in row] for row in keyboard]
 
 
+def save_button(row_id: int, number: int | None = None) -> Button:
+    """🔖: keep the paper for /saved and /export."""
+    return Button(f"🔖 {number}" if number is not None else "🔖 Save", f"save:{row_id}")
+
+
 def paper_buttons(row_id: int, number: int | None = None, *, similar: bool) -> list[Button]:
-    """A paper's 👍, 👎 and (for an arXiv paper: its id seeds the filter) "more like this"."""
-    buttons = rate_buttons(row_id, number)
+    """A paper's 👍, 👎, 🔖 and (for an arXiv paper: its id seeds the filter) "more like
+    this"."""
+    buttons = [*rate_buttons(row_id, number), save_button(row_id, number)]
     if similar:
         label = "≈ More like this" if number is None else f"≈ {number}"
         buttons.append(Button(label, f"similar:{row_id}"))
     return buttons
+
+
+def unsave_button(paper_id: int, number: int, page: int) -> Button:
+    return Button(f"Remove {number}", f"unsave:{paper_id}:{page}")
+
+
+def saved_page_button(page: int, label: str) -> Button:
+    return Button(label, f"saved:{page}")
+
+
+def import_buttons(import_id: int, seeds: int, authors: list[str]) -> list[list[Button]]:
+    """Under an import's reply: follow papers like its papers, or its most frequent authors."""
+    rows = []
+    if seeds:
+        rows.append([Button(f"≈ Follow papers like these {seeds}", f"libsim:{import_id}")])
+    for number, name in enumerate(authors):
+        rows.append([Button(f"Follow au:{name[:40]}", f"libau:{import_id}:{number}")])
+    return rows
 
 
 def remove_button(filter_id: int, number: int) -> Button:
@@ -171,6 +238,16 @@ def parse_press(data: str) -> Press | None:
             return RemoveFilter(filter_id)
         case "recent", [filter_id]:
             return SendRecent(filter_id)
+        case "save", [row_id]:
+            return SavePaper(row_id)
+        case "saved", [page]:
+            return ShowSaved(page)
+        case "unsave", [paper_id, page]:
+            return Unsave(paper_id, page)
+        case "libsim", [import_id]:
+            return FollowImport(import_id)
+        case "libau", [import_id, author]:
+            return FollowImport(import_id, author)
     if action == "stop" and value in ("yes", "no"):
         return ConfirmStop(value == "yes")
     return None

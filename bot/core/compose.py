@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import overload
 
-from bot.core.buttons import Button, card_button, more_button, paper_buttons, rate_buttons
+from bot.core.buttons import (
+    Button,
+    card_button,
+    more_button,
+    paper_buttons,
+    rate_buttons,
+    save_button,
+)
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
 from bot.core.highlight import (
     Analysed,
@@ -323,7 +330,7 @@ def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Out
 
 
 def compose_alert(items: Composed, layout: Layout) -> list[Outgoing]:
-    """Instant alerts, each paper with its 👍, 👎 and "more like this", and in a compact layout
+    """Instant alerts, each paper with its 👍, 👎, 🔖 and "more like this", and in a compact layout
     its card (numbered when a message has several)."""
     messages = render_alert([item for item, _ in items], compact=layout.compact)
     outgoing = messages_with_rows(messages, items)
@@ -339,7 +346,7 @@ def compose_alert(items: Composed, layout: Layout) -> list[Outgoing]:
 
 
 def card_buttons(item: Item, row_id: int) -> list[list[Button]]:
-    """Under a paper's card opened from a digest: 👍, 👎, "more like this"."""
+    """Under a paper's card opened from a digest: 👍, 👎, 🔖, "more like this"."""
     return [paper_buttons(row_id, similar=bool(item.paper.arxiv_id))]
 
 
@@ -521,10 +528,10 @@ def _page(
     )
     outgoing = messages_with_rows(messages, listed)
     for message, out in zip(messages, outgoing, strict=True):
-        for i in message.items:  # a row a paper: its card (compact), 👍, 👎
+        for i in message.items:  # a row a paper: its card (compact), 👍, 👎, 🔖
             row_id, number = listed[i][1][0].id, first + i
             cards = [card_button(row_id, number)] if layout.compact else []
-            out.buttons.append([*cards, *rate_buttons(row_id, number)])
+            out.buttons.append([*cards, *rate_buttons(row_id, number), save_button(row_id, number)])
     return outgoing
 
 

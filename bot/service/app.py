@@ -19,16 +19,27 @@ from datetime import datetime, timedelta
 from bot.config import Settings
 from bot.core.buttons import Keyboard
 from bot.core.chat import GROUPS, Chat, Filter
-from bot.core.query import FilterKind, FilterRules, kind_of
+from bot.core.library import (
+    Library,
+    Unreadable,
+    decode_library,
+    read_library,
+    to_bibtex,
+    to_csv,
+    to_ris,
+)
+from bot.core.query import LIKE_PREFIX, FilterKind, FilterRules, kind_of
 from bot.core.schedule import held_until, next_digest_due, quiet_until
 from bot.core.states import ChatMode
 from bot.core.zones import ZoneFound, ZoneUnknown, read_timezone
 from bot.embedding import load_embedding
 from bot.sender import Sender
 from bot.service import Clock, backfill, chats, feedback, status, subscriptions, utc_now
+from bot.service import library as chat_library
 from bot.service.composing import Composer
 from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
 from bot.service.feedback import SIGNS, SPANS, ImportedRatings, Liked, Rated, RatedIds, Voted
+from bot.service.library import LibraryImported, Saved, SavedPage
 from bot.service.planning import Planner
 from bot.service.preview import RecentMatches, RecentPapers
 from bot.service.processes import process_id
@@ -52,16 +63,20 @@ from bot.store import Database
 __all__ = [
     "SIGNS",
     "SPANS",
+    "EXPORTERS",
+    "SAVED_PAGE",
     "AlreadyFollowed",
     "AtLimit",
     "BadFilter",
     "BadLine",
     "ChatReport",
     "DigestSent",
+    "ExportFile",
     "Exported",
     "Followed",
     "Liked",
     "ImportReport",
+    "LibraryImported",
     "NoSuchFilter",
     "NotStored",
     "NothingWaiting",
@@ -72,8 +87,11 @@ __all__ = [
     "RatedPapers",
     "RecentMatches",
     "RecentSent",
+    "Saved",
+    "SavedPage",
     "Stats",
     "Subscribed",
+    "Unreadable",
     "Voted",
     "feed_line",
 ]
@@ -108,6 +126,8 @@ class ChatReport:
     next_digest: datetime
     quiet_until: datetime | None = None
     held: int = 0
+    library: int = 0  # imported papers not stored here, kept to learn from
+    saved: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,6 +135,23 @@ class Exported:
     filters: list[Filter]
     ratings: list[str]  # as /import takes them back
     votes: list[str]  # a group's members' votes, counted per paper, as #comments /import skips
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """/export bib|ris|csv: a file for a reference manager."""
+
+    name: str
+    data: bytes
+    count: int  # papers in it
+
+
+EXPORTERS = {"bib": to_bibtex, "ris": to_ris, "csv": to_csv}
+SAVED_PAGE = 8  # saved papers a /saved page lists, each with its remove button
+NOT_A_LIBRARY = Unreadable(
+    "I could not tell what this is. I read BibTeX (.bib), RIS (.ris) and CSL-JSON (.json) "
+    "exports, and arXiv ids or links one per line"
+)
 
 
 @dataclass(frozen=True)
@@ -203,7 +240,10 @@ class Paperbot:
         holding = chat.mode is ChatMode.INSTANT and not chat.paused  # a digest's rows wait anyway
         held = found.waiting if holding and held_until(chat, self.clock()) else 0
         quiet = self.quiet_until(chat)
-        return ChatReport(found, likes, dislikes, self.next_digest(chat), quiet, held)
+        library, saved = chat_library.counts(self.database, chat_id=chat.id)
+        return ChatReport(
+            found, likes, dislikes, self.next_digest(chat), quiet, held, library, saved
+        )
 
     def forget(self, chat_id: int) -> bool:
         return chats.forget(self.database, chat_id=chat_id)
@@ -224,20 +264,23 @@ class Paperbot:
     # -- filters -----------------------------------------------------------------------------
 
     async def subscribe(self, chat: Chat, source: str) -> Followed:
+        return await self._subscribe(chat.id, source)
+
+    async def _subscribe(self, chat_id: int, source: str) -> Followed:
         if kind_of(source) is FilterKind.LIKE:
-            return await self.follow_similar(chat.id, source)
+            return await self.follow_similar(chat_id, source)
         # in a thread, as /preview: the first question after a start, or after a day's papers
         # were stored, files them in the recent papers' index (seconds on a busy day), and the
         # event loop answers everyone else meanwhile
         return await asyncio.to_thread(
             subscriptions.subscribe,
             self.database,
-            chat_id=chat.id,
+            chat_id=chat_id,
             source=source,
             rules=self.rules,
             now=self.clock(),
             recent=self.recent,
-            scores=self.ranker.scores(chat.id),
+            scores=self.ranker.scores(chat_id),
         )
 
     async def follow_similar(self, chat_id: int, source: str) -> Followed:
@@ -306,6 +349,85 @@ class Paperbot:
             result = _counted(result, number, line, await self.follow_similar(chat.id, line))
         result.problems.sort(key=lambda problem: problem.number)
         return ImportReport(ratings, result)
+
+    # -- libraries --------------------------------------------------------------------------
+
+    async def import_library(self, chat: Chat, text: str) -> LibraryImported | Unreadable:
+        """A library's text (lines below /import): its papers taken as 👍 and to learn from."""
+        found = await asyncio.to_thread(read_library, text)
+        return await self._take_library(chat, found)
+
+    async def import_file(self, chat: Chat, data: bytes) -> LibraryImported | Unreadable:
+        """A library sent as a file: refused when too large, binary or of no format we read,
+        and then nothing changes."""
+        text = decode_library(data)
+        if isinstance(text, Unreadable):
+            return text
+        found = await asyncio.to_thread(read_library, text)
+        return await self._take_library(chat, found)
+
+    async def _take_library(
+        self, chat: Chat, found: Library | None
+    ) -> LibraryImported | Unreadable:
+        """In a thread, as parsing: 2,000 entries take a second of matching on SQLite."""
+        if found is None:
+            return NOT_A_LIBRARY
+        if not found.entries:
+            problems = "; ".join(f"{b.where}: {b.message}" for b in found.bad[:3])
+            return Unreadable(f"no entry of this {found.format} could be read ({problems})")
+        imported = await asyncio.to_thread(
+            chat_library.import_library,
+            self.database,
+            chat_id=chat.id,
+            found=found,
+            now=self.clock(),
+        )
+        if imported.recognised or imported.used:
+            self.ranker.changed(chat.id)
+        return imported
+
+    async def follow_import(
+        self, chat_id: int, import_id: int, author: int | None
+    ) -> Followed | None:
+        """A button under an import's reply: a "more like this" filter of its papers, or (the
+        n-th of its authors) an au: filter; None when the import is not the chat's."""
+        seeds, authors = chat_library.import_choice(
+            self.database, chat_id=chat_id, import_id=import_id
+        )
+        if author is None:
+            if not seeds:
+                return None
+            return await self.follow_similar(chat_id, LIKE_PREFIX + ",".join(seeds))
+        if not 0 <= author < len(authors):
+            return None
+        name = authors[author].replace('"', " ")
+        return await self._subscribe(chat_id, f'au:"{name}"')
+
+    # -- saved papers -------------------------------------------------------------------------
+
+    def toggle_saved(self, chat_id: int, row_id: int) -> Saved | None:
+        """🔖 under a paper sent: saved, or taken out (None: not the chat's row)."""
+        return chat_library.toggle_row(
+            self.database, chat_id=chat_id, row_id=row_id, now=self.clock()
+        )
+
+    def saved(self, chat_id: int, page: int = 0) -> SavedPage:
+        return chat_library.saved_page(
+            self.database, chat_id=chat_id, page=page, per_page=SAVED_PAGE
+        )
+
+    def unsave(self, chat_id: int, paper_id: int) -> bool:
+        return chat_library.unsave(self.database, chat_id=chat_id, paper_id=paper_id)
+
+    def export_library(self, chat: Chat, kind: str) -> ExportFile | None:
+        """The chat's saved and 👍 papers as a `kind` file (bib, ris, csv); None when there are
+        none."""
+        found = chat_library.references(self.database, chat_id=chat.id)
+        if not found:
+            return None
+        text = EXPORTERS[kind](found)
+        name = f"paperbot-{self.clock():%Y-%m-%d}.{kind}"
+        return ExportFile(name, text.encode(), len(found))
 
     # -- ratings -----------------------------------------------------------------------------
 

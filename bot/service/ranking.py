@@ -25,7 +25,7 @@ from bot.core.relevance import MIN_LIKES, ChatModel, Featurizer, TextModel
 from bot.core.semantic import SemanticModel
 from bot.embedding import Embedding
 from bot.service import Clock
-from bot.store import Database, feedback, papers
+from bot.store import Database, feedback, library, papers
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,7 @@ class Ranker:
         self.models: dict[int, ChatModel | None] = {}  # chat -> its model (None: fewer 👍)
         self.stale: set[int] = set()  # chats whose ratings changed since their model was trained
         self.lock = threading.Lock()  # training and ranking run in worker threads
+        self.fitting = threading.Lock()  # the text model's fit (taken inside `lock` too)
         self.pending: dict[int, asyncio.Task[None]] = {}
 
     # -- the text model ------------------------------------------------------------------------
@@ -64,6 +65,12 @@ class Ranker:
     def text_model(self) -> TextModel | None:
         """The TF-IDF model: loaded, or fitted when missing or when the window has moved by half
         (None while fewer than ten papers are stored)."""
+        # one fit at a time: a chat's training and a "more like this" filter asking at once
+        # would both fit, and both insert the stored model's one row
+        with self.fitting:
+            return self._text_model()
+
+    def _text_model(self) -> TextModel | None:
         with self.database.session() as session:
             stored = papers.count_papers(session)
             if self.text is None:
@@ -126,6 +133,7 @@ class Ranker:
                 with self.database.session() as session:
                     stored = feedback.chat_model(session, chat_id=chat_id)
                     likes, _ = feedback.count_ratings(session, chat_id=chat_id)
+                    likes += library.count_library(session, chat_id=chat_id)
                 self.models[chat_id] = ChatModel.from_bytes(stored) if stored else None
                 if stored is None and likes >= MIN_LIKES:  # rated before any model was kept
                     self.stale.add(chat_id)
@@ -145,7 +153,9 @@ class Ranker:
             rated = feedback.ratings(session, chat_id=chat_id)
             found = papers.get_papers(session, paper_ids=rated)
             window = papers.latest_papers(session, limit=self.window)
-        liked = [found[p] for p, value in rated.items() if value > 0 and p in found]
+            imported = library.library_papers(session, chat_id=chat_id)
+        # an imported library's papers not stored here count as 👍: the reader kept them
+        liked = [found[p] for p, value in rated.items() if value > 0 and p in found] + imported
         disliked = [found[p] for p, value in rated.items() if value < 0 and p in found]
         others = [paper for paper_id, paper in window if paper_id not in rated]
         # seeded by the chat: the same sample each time, and no secret rests on it
@@ -154,7 +164,10 @@ class Ranker:
         with self.database.session() as session:
             data = model.to_bytes() if model else None
             feedback.save_chat_model(session, chat_id=chat_id, data=data, now=self.clock())
-        log.info("ranking: chat %d trained on %d 👍, %d 👎", chat_id, len(liked), len(disliked))
+        log.info(
+            "ranking: chat %d trained on %d 👍 (%d of them imported), %d 👎",
+            chat_id, len(liked), len(imported), len(disliked),
+        )  # fmt: skip
         return model
 
     # -- ranking -------------------------------------------------------------------------------

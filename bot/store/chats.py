@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from bot.core.chat import Chat
 from bot.core.states import ChatMode, DigestStyle
-from bot.store import feedback
+from bot.store import feedback, library
 from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FeedbackTable, FilterTable
 
@@ -92,6 +92,7 @@ def forget_chat(session: Session, *, chat_id: int) -> bool:
     """Delete the chat with its filters, deliveries, ratings and model; True when there was
     one."""
     feedback.forget(session, chat_id=chat_id)
+    library.forget(session, chat_id=chat_id)
     # the chat first: a planning batch holding it (deliveries._check_owners) is waited for,
     # and the rows it added are deleted with the chat's others
     result = session.execute(delete(ChatTable).where(col(ChatTable.id) == chat_id))
@@ -132,6 +133,7 @@ def move_chat(session: Session, *, old_id: int, new_id: int) -> bool:
     )
     feedback.move_votes(session, old_id=old_id, new_id=new_id)
     feedback.forget(session, chat_id=old_id)  # what the new id rated already; the model retrains
+    library.move(session, old_id=old_id, new_id=new_id)
     session.execute(delete(ChatTable).where(col(ChatTable.id) == old_id))
     return True
 

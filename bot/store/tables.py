@@ -247,3 +247,55 @@ class FeedTable(SQLModel, table=True):
     last_error_at: datetime | None = None
     papers: int = 0  # new papers stored from its contents
     failures: int = 0  # in a row; 0 after a success
+
+
+class SavedPaperTable(SQLModel, table=True):
+    """A paper a chat kept with 🔖: /saved lists them, /export bib|ris|csv writes them."""
+
+    __tablename__ = "saved_paper"
+    __table_args__ = (UniqueConstraint("chat_id", "paper_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(
+            BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE")
+    created_at: datetime
+
+
+class LibraryEntryTable(SQLModel, table=True):
+    """A paper of an imported library that is not stored here, kept as text (never sent) so
+    that the chat's ranking model learns from it as from a 👍; `key`: its folded title's
+    digest, so that importing the library again adds nothing."""
+
+    __tablename__ = "library_entry"
+    __table_args__ = (UniqueConstraint("chat_id", "key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False)
+    )
+    key: str = Field(max_length=40)
+    title: str = Field(sa_column=Column(Text, nullable=False))
+    abstract: str = Field(sa_column=Column(Text, nullable=False))
+    authors: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime
+
+
+class LibraryImportTable(SQLModel, table=True):
+    """One /import of a library: the arXiv papers it named (a "more like this" filter's seeds)
+    and its most frequent authors, which the buttons under its reply follow."""
+
+    __tablename__ = "library_import"
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(
+        sa_column=Column(
+            BigInteger, ForeignKey("chat.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    seeds: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    authors: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime

@@ -16,6 +16,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from telegram import (
     BotCommand,
     ChatMemberUpdated,
+    InputFile,
     Message,
     ReactionType,
     ReactionTypeEmoji,
@@ -36,7 +37,15 @@ from telegram.ext import (
 )
 
 from bot import jobs, logs
-from bot.commands import COMMANDS, Caller, handle_text, press_button, react
+from bot.commands import (
+    COMMANDS,
+    Caller,
+    Reply,
+    handle_text,
+    import_file,
+    press_button,
+    react,
+)
 from bot.config import Settings, cannot_listen
 from bot.core.buttons import relabeled
 from bot.core.flood import FloodGate, Verdict
@@ -112,16 +121,46 @@ async def on_message(update: Update, context: Context) -> None:
     if verdict is Verdict.DROP:
         return
     reply = await handle_text(context.runtime, caller, message.text, context.bot.username)
-    if reply is None:
-        return
+    if reply is not None:
+        await _answer(message, reply)
+
+
+async def _answer(message: Message, reply: Reply) -> None:
+    """A command's reply: its text (split where too long, the buttons under the last part),
+    then its file."""
     parts = split_message(reply.text)
-    for number, part in enumerate(parts, 1):  # the buttons go under the last part
+    for number, part in enumerate(parts, 1):
         await message.reply_text(
             part,
             parse_mode=ParseMode.HTML,
             reply_markup=markup(reply.buttons) if number == len(parts) else None,
             link_preview_options=NO_PREVIEW,
         )
+    if reply.document is not None:
+        document = InputFile(reply.document.data, filename=reply.document.name)
+        await message.reply_document(document)
+
+
+async def on_document(update: Update, context: Context) -> None:
+    """A file sent to the bot: a library to import (in a group, only with /import as its
+    caption). Who sent it and its size are checked before it is fetched (getFile)."""
+    message = update.effective_message
+    if message is None or message.document is None:
+        return
+    caption = (message.caption or "").strip()
+    if message.chat.type != "private" and not caption.lower().startswith("/import"):
+        return  # a file shared in a group is not for us
+    if _admitted(update, context) is not Verdict.ANSWER:
+        return
+    document = message.document
+
+    async def read() -> bytes:
+        found = await document.get_file()
+        return bytes(await found.download_as_bytearray())
+
+    caller = _caller(update, context)
+    reply = await import_file(context.runtime, caller, document.file_size, read)
+    await _answer(message, reply)
 
 
 async def on_button(update: Update, context: Context) -> None:
@@ -352,6 +391,7 @@ def build_application(
         Application.builder()
         .token(token)
         .base_url(settings.telegram.api_url)
+        .base_file_url(settings.telegram.file_url)
         .context_types(ContextTypes(context=Context))
         .post_init(start_bot)
         .post_stop(finish_rounds)
@@ -368,6 +408,7 @@ def build_application(
         MessageHandler(filters.StatusUpdate.MIGRATE, _about_its_chat(on_migration))
     )
     application.add_handler(MessageHandler(text, _about_its_chat(on_message)))
+    application.add_handler(MessageHandler(filters.Document.ALL, _about_its_chat(on_document)))
     application.add_handler(CallbackQueryHandler(_about_its_chat(on_button)))
     application.add_handler(
         MessageReactionHandler(

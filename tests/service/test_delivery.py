@@ -137,13 +137,14 @@ async def test_instant_alerts_follow_the_chats_layout(
     labels = [[b.label for b in row] for row in alert.buttons]
     if style is None:
         assert "<blockquote" not in alert.text and "TL;DR" in alert.text
-        assert labels == [["📄 1", "👍 1", "👎 1"], ["📄 2", "👍 2", "👎 2"]]  # seeds: no arXiv id
+        # seeds: no arXiv id, no "more like this"
+        assert labels == [["📄 1", "👍 1", "👎 1", "🔖 1"], ["📄 2", "👍 2", "👎 2", "🔖 2"]]
         post.transport.sent = []
         assert await post.postman.send_card(KV_CHAT, int(alert.buttons[0][0].data.split(":")[1]))
         assert "<blockquote expandable>" in post.transport.sent[0].text  # one tap away
     else:
         assert alert.text.count("<blockquote expandable>") == 2
-        assert labels == [["👍 1", "👎 1"], ["👍 2", "👎 2"]]
+        assert labels == [["👍 1", "👎 1", "🔖 1"], ["👍 2", "👎 2", "🔖 2"]]
 
 
 async def test_a_second_round_sends_nothing(post: Post, clock: Clock) -> None:
@@ -500,7 +501,7 @@ async def test_a_long_digest_pages_and_every_paper_is_one_button_away(
     assert [n for m in first for n in numbers(m.text)] == list(range(1, 13))
     for message in first:  # a row a paper: its card, 👍 and 👎, named by its number
         rows = [[b.label for b in row] for row in message.buttons if row[0].data.startswith("card")]
-        assert rows == [[f"📄 {n}", f"👍 {n}", f"👎 {n}"] for n in numbers(message.text)]
+        assert rows == [[f"📄 {n}", f"👍 {n}", f"👎 {n}", f"🔖 {n}"] for n in numbers(message.text)]
     more = buttons(first[-1])[-1]
     assert more.startswith("more:") and more.endswith(":13")
     assert first[-1].buttons[-1][0].label == f"{waiting - 12} more papers ▸"

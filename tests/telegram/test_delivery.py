@@ -59,7 +59,7 @@ async def test_a_dropped_listing_alerts_instant_users_once(world: World) -> None
     assert message["parse_mode"] == "HTML" and message["link_preview_options"]["is_disabled"]
     rows = message["reply_markup"]["inline_keyboard"]  # two papers: numbered card, 👍, 👎 each
     labels = [[b["text"] for b in row] for row in rows]
-    assert labels == [["📄 1", "👍 1", "👎 1"], ["📄 2", "👍 2", "👎 2"]]
+    assert labels == [["📄 1", "👍 1", "👎 1", "🔖 1"], ["📄 2", "👍 2", "👎 2", "🔖 2"]]
     alert = "".join(texts)
     assert alert.count('matched "kv cache" (filter 1)') == 2
     assert "<i>TL;DR:</i> BeNice!, a post-training method that broadcasts" in alert

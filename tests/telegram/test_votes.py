@@ -68,13 +68,13 @@ async def test_members_vote_on_an_alert_and_the_buttons_count_them(world: World)
     await world.command(GROUP, "/subscribe cache", user_id=ADMIN)
     await world.command(GROUP, "/mode instant", user_id=ADMIN)
     [alert] = await group_alerts(world, 1, first_id=1)
-    assert labels(alert) == [["📄 Abstract", "👍", "👎", "≈ More like this"]]
+    assert labels(alert) == [["📄 Abstract", "👍", "👎", "🔖 Save", "≈ More like this"]]
     like, dislike, text = data_of(alert, "👍"), data_of(alert, "👎"), alert["text"]
 
     assert (await edited(world, alert, like, ANN)).startswith("Your 👍 counted: ")
     await edited(world, alert, like, BEN)
     await edited(world, alert, dislike, CAT)
-    assert labels(now_reads(world, alert)) == [["📄 Abstract", "👍 2", "👎 1", "≈ More like this"]]
+    assert labels(now_reads(world, alert)) == [["📄 Abstract", "👍 2", "👎 1", "🔖 Save", "≈ More like this"]]
     asked = {c.params["user_id"] for c in world.server.calls_to("getChatMember")}
     assert asked == {str(ADMIN)}  # for the commands; a member's vote asks nobody's rank
 
@@ -104,13 +104,16 @@ async def test_a_digest_entry_shows_its_number_and_its_count(world: World) -> No
     await world.command(GROUP, "/subscribe cache", user_id=ADMIN)
     await world.command(GROUP, "/mode instant", user_id=ADMIN)
     [alert] = await group_alerts(world, 2, first_id=1)  # two papers: numbered entries
-    assert labels(alert) == [["📄 1", "👍 1", "👎 1", "≈ 1"], ["📄 2", "👍 2", "👎 2", "≈ 2"]]
+    assert labels(alert) == [
+        ["📄 1", "👍 1", "👎 1", "🔖 1", "≈ 1"],
+        ["📄 2", "👍 2", "👎 2", "🔖 2", "≈ 2"],
+    ]
     second = data_of(alert, "👍 2")
     await edited(world, alert, second, ANN)
     await edited(world, alert, second, BEN)
     assert labels(now_reads(world, alert)) == [
-        ["📄 1", "👍 1", "👎 1", "≈ 1"],
-        ["📄 2", "2. 👍 2", "👎 2", "≈ 2"],
+        ["📄 1", "👍 1", "👎 1", "🔖 1", "≈ 1"],
+        ["📄 2", "2. 👍 2", "👎 2", "🔖 2", "≈ 2"],
     ]
     assert data_of(now_reads(world, alert), "2. 👍 2") == second
     await edited(world, alert, second, BEN)
