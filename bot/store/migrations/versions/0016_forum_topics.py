@@ -1,0 +1,24 @@
+"""a filter's forum topic: the message thread of a forum supergroup its papers go to (none: the
+General topic, and every chat without topics)
+
+Revision ID: 0016
+Revises: 0015
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0016"
+down_revision = "0015"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("filter") as filter_:
+        filter_.add_column(sa.Column("topic", sa.BigInteger(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("filter") as filter_:
+        filter_.drop_column("topic")
