@@ -31,6 +31,7 @@ class RecordingTransport:
     errors: dict[int, list[TransportError]] = field(default_factory=lambda: defaultdict(list))
     last_id: int = 100
     gone_topics: set[tuple[int, int]] = field(default_factory=set)  # (chat, topic)
+    refused: list[Carried] = field(default_factory=list)  # sent to a gone topic
 
     async def send(
         self,
@@ -44,10 +45,12 @@ class RecordingTransport:
     ) -> int:
         if self.errors[chat_id]:
             raise self.errors[chat_id].pop(0)
-        if topic is not None and (chat_id, topic) in self.gone_topics:
-            raise TopicGone(topic, "Bad Request: TOPIC_CLOSED")
         keyboard = [list(row) for row in buttons]
-        self.sent.append(Carried(chat_id, text, html, keyboard, silent, topic))
+        carried = Carried(chat_id, text, html, keyboard, silent, topic)
+        if topic is not None and (chat_id, topic) in self.gone_topics:
+            self.refused.append(carried)
+            raise TopicGone(topic, "Bad Request: TOPIC_CLOSED")
+        self.sent.append(carried)
         self.last_id += 1
         return self.last_id
 
