@@ -170,7 +170,7 @@ async def topic(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     parts = args.lower().split()
     if not parts or len(parts) > 2 or not parts[0].isdigit() or parts[1:] not in ([], ["general"]):
         return Usage(hint="Send it inside the topic the filter's papers should go to.")
-    if chat.kind not in ("supergroup", "channel") and chat.topic is None:
+    if chat.kind != "supergroup" and chat.topic is None:
         return Reply(
             "Only forum groups have topics: here every paper comes to this chat. In a group "
             "with topics, send <code>/topic N</code> inside the topic filter N should post in."

@@ -34,6 +34,10 @@ def split_by_topic(
 ) -> list[tuple[Topic, list[Delivery]]]:
     """The rows in groups, one a topic (General first, then topics by id), each paper's rows
     (the paper and a new version of it) in one group, in their order."""
+    if not rows:
+        return []
+    if all(topic is None for topic in topics.values()):  # most chats: no topics, one group
+        return [(None, list(rows))]
     by_paper: dict[int, list[int]] = defaultdict(list)
     for row in rows:
         by_paper[row.paper_id].extend(row.filter_ids)
