@@ -2,14 +2,14 @@
 General topic, and every chat without topics)
 
 Revision ID: 0016
-Revises: 0015
+Revises: 0017 (written beside 0017, merged after it: one line of revisions)
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0016"
-down_revision = "0015"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 
