@@ -490,8 +490,7 @@ class Postman:
         """A digest's "more" button: its next page (into the topic of the button's message),
         from the paper of `row_id`, numbered from `number`. The rows behind the button settled
         with the digest's last message, in the order its pages list them; pages are not in the
-        ledger. False when the row is not the
-        chat's (or not behind a button)."""
+        ledger. False when the row is not the chat's (or not behind a button)."""
         with self.database.session() as session:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat.id)
             if row is None or row.message_id is None:
