@@ -35,6 +35,8 @@ async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     reply = subscribed(result)
     if chat.topic is not None and isinstance(result, Subscribed):
         reply.text += f"\nIts papers come to this topic ({topic_name(chat.topic)})."
+    elif chat.topic is not None and isinstance(result, AlreadyFollowed):
+        reply.text += f" <code>/topic {result.number}</code> here moves it to this topic."
     return reply
 
 

@@ -100,6 +100,8 @@ async def test_topic_moves_a_filter_administrators_only(world: World) -> None:
         "there too."
     )
     assert topics_of(world) == [VISION]
+    again = await world.command(LAB, '/subscribe "kv cache"', user_id=ADMIN, thread=THEORY)
+    assert again.endswith("<code>/topic 1</code> here moves it to this topic.")
     assert "no filter 4" in await world.command(LAB, "/topic 4", user_id=ADMIN, thread=VISION)
     assert "Usage" in await world.command(LAB, "/topic one", user_id=ADMIN, thread=VISION)
     await world.drop(SEED_002)
