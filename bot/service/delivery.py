@@ -399,28 +399,40 @@ class Postman:
         self, chat_id: int, message: Outgoing, silent: bool, topic: int | None
     ) -> tuple[Sent, int | None]:
         """The message into its topic; when Telegram says the topic is closed or deleted, the
-        filters bound to it are unbound (their papers go to General from now on), the
-        administrators are told in General, and the message goes there: returns how it went,
-        and the topic it went to (the rest of a digest follows it)."""
+        administrators are told in General, the filters bound to it are unbound (their papers
+        go to General from now on), and the message goes there: returns how it went, and the
+        topic it went to (the rest of a digest follows it)."""
         try:
             return await self.sender.send(
                 chat_id, message.text, message.buttons, silent=silent, topic=topic
             ), topic
         except TopicGone as gone:
-            await self._lose_topic(chat_id, gone)
+            if not await self._lose_topic(chat_id, gone):  # Telegram failing: the rows wait
+                return Sent(None, 0), topic
         return await self.sender.send(chat_id, message.text, message.buttons, silent=silent), None
 
-    async def _lose_topic(self, chat_id: int, gone: TopicGone) -> None:
-        """A topic gone: its filters unbound (committed before anything goes to General, so a
-        crash in between sends what waits to General), and the administrators told there."""
+    async def _lose_topic(self, chat_id: int, gone: TopicGone) -> bool:
+        """A topic gone: the administrators told in General which filters lost it, then those
+        unbound. False when Telegram did not take the notice: nothing is unbound, so the next
+        round meets the gone topic again and tells them then (a crash between the two tells
+        them twice, never not at all)."""
         with self.database.session() as session:
-            unbound = filters.unbind_topic(session, chat_id=chat_id, topic=gone.topic)
             listed = filters.chat_filters(session, chat_id=chat_id)
+        bound = [f for f in listed if f.topic == gone.topic]
+        log.info("chat %d: %s; %d filters to General", chat_id, gone, len(bound))
+        if not bound:  # unbound already (by /topic, or by another process)
+            return True
+        numbers = {f.id: number for number, f in enumerate(listed, 1)}
+        notice = topic_lost_notice(gone.topic, bound, numbers)
+        try:  # ChatGone and ChatMoved go to the caller, as for the message itself
+            if (await self.sender.send(chat_id, notice)).message_id is None:
+                return False
+        except Rejected as error:  # the papers do not wait on a notice refused for good
+            log.error("bug: chat %d: Telegram refused the lost topic's notice: %s", chat_id, error)
+        with self.database.session() as session:
+            filters.unbind_topic(session, chat_id=chat_id, topic=gone.topic)
         self.composer.forget_filters(chat_id)  # the round reads their topics again
-        log.info("chat %d: %s; %d filters now post in General", chat_id, gone, len(unbound))
-        if unbound:
-            numbers = {f.id: number for number, f in enumerate(listed, 1)}
-            await self.send_text(chat_id, topic_lost_notice(gone.topic, unbound, numbers))
+        return True
 
     async def _mark(
         self,

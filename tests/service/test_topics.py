@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.core.buttons import Keyboard
 from bot.core.chat import Filter
 from bot.core.query import FilterRules
-from bot.sender import Limits, Sender
+from bot.sender import Limits, Sender, Transient
 from bot.service import subscriptions
 from bot.service.delivery import DigestSent, Postman, SendReport
 from bot.store import Database, chats, filters
@@ -182,3 +183,54 @@ async def test_pages_and_cards_go_to_the_topic_of_the_button(post: Post, clock: 
     assert [m.topic for m in post.transport.sent] == [THEORY, THEORY]
     assert await post.postman.send_card(LAB, row_id, topic=THEORY)
     assert [m.topic for m in post.transport.sent] == [THEORY, THEORY, THEORY]
+
+
+class DownInGeneral(RecordingTransport):
+    """Refuses the gone topics, and while `down`, fails every message to General as Telegram
+    failing for minutes does (a 502 at every attempt)."""
+
+    down = True
+
+    async def send(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        buttons: Keyboard = (),
+        silent: bool = False,
+        topic: int | None = None,
+    ) -> int:
+        if self.down and topic is None:
+            raise Transient("502 Bad Gateway")
+        return await super().send(
+            chat_id, text, html=html, buttons=buttons, silent=silent, topic=topic
+        )
+
+
+async def test_a_topic_gone_while_general_fails_too_waits_and_tells_once(
+    database: Database, clock: Clock
+) -> None:
+    transport = DownInGeneral()
+    sender = Sender(transport, Limits.off(), sleep=Sleeps(), monotonic=lambda: 0.0)
+    post = Post(
+        database, transport, Sleeps(), Postman(database, sender, clock=clock, rules=FilterRules())
+    )
+    lab(post, clock, ('"kv cache"', THEORY), mode="instant")
+    transport.gone_topics.add((LAB, THEORY))
+    seeds_arrive(post, clock)
+    report = await post.postman.deliver_instant()
+    assert report.waiting == 2 and report.sent == 0  # neither the notice nor the papers went
+    assert [f.topic for f in lab_filters(post)] == [THEORY]  # not told: still bound
+    assert post.ledger(LAB) == [("pending", None, None)] * 2
+
+    transport.down = False  # Telegram is back: the topic is met again, and this time told
+    report = await post.postman.deliver_instant()
+    assert report.sent == 2 and report.waiting == 0
+    notice, alert = transport.in_topic(LAB, None)
+    assert notice.startswith("Administrators: topic 10 is closed")
+    assert titles(alert) == [BENICE, ELASTICKV]
+    assert [f.topic for f in lab_filters(post)] == [None]
+    assert {status for status, _, _ in post.ledger(LAB)} == {"sent"}
+    assert len(transport.refused) == 2  # once a round, and never again
+    assert (await post.postman.deliver_instant()) == SendReport()
