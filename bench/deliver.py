@@ -147,6 +147,7 @@ class NoTransport:
         html: bool = True,
         buttons: Any = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         self.sent += 1
         return self.sent

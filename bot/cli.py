@@ -60,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     console.add_argument(
         "--chat-id", type=int, default=1, help="the chat to be (default 1); each has its filters"
     )
+    console.add_argument(
+        "--topic",
+        type=int,
+        default=None,
+        metavar="ID",
+        help="be a forum group's topic ID: /subscribe binds filters to it, /topic moves them",
+    )
 
     status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
     status.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -192,6 +199,7 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
     return run_console(
         runtime,
         chat_id=args.chat_id,
+        topic=args.topic,
         board=board,
         history=_console_folder(settings) / "console_history",  # kept only at a terminal
         log_file=_log_file(args, settings),

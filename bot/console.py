@@ -29,6 +29,7 @@ from bot.core.buttons import Button, Keyboard
 from bot.core.render import plural
 from bot.core.states import FileStatus
 from bot.core.telegram_text import to_plain
+from bot.core.topics import topic_name
 from bot.runtime import Runtime
 from bot.service.ingest import IngestReport, list_listing_files
 
@@ -137,9 +138,12 @@ class TerminalTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,  # a terminal does not ring: nothing to silence
+        topic: int | None = None,
     ) -> int:
         self.last_id += 1
         lines = [(to_plain(text) if html else text).rstrip(), *self.board.lines(buttons)]
+        if topic is not None:  # a forum group's topic: said above the message
+            lines.insert(0, f"[{topic_name(topic)}]")
         write("\n" + "\n".join(lines) + "\n\n")
         return self.last_id
 
@@ -180,9 +184,11 @@ class Console:
         prompt: PromptSession[str] | None = None,
         log_file: Path | None = None,
         board: ButtonBoard | None = None,
+        topic: int | None = None,
     ) -> None:
         self.runtime, self.stdin, self.prompt, self.log_file = runtime, stdin, prompt, log_file
-        self.caller = Caller(chat_id)
+        # in a topic: a forum supergroup's, where the one at the terminal is its administrator
+        self.caller = Caller(chat_id, "supergroup", topic=topic) if topic else Caller(chat_id)
         self.board = board or ButtonBoard()
         self.stopped = False  # Ctrl-C stopped the last scan: quitting does not read on
 
@@ -310,8 +316,9 @@ class Console:
             write(f"({plural(resumed, 'message')} {were} in flight at the last stop: resending)\n")
         if self.interactive:
             logs = f" Logs go to {self.log_file}." if self.log_file else ""
+            where = f", {topic_name(self.caller.topic)}" if self.caller.topic else ""
             write(
-                f"paperbot console, chat {self.caller.chat_id}: /help lists the commands, "
+                f"paperbot console, chat {self.caller.chat_id}{where}: /help lists the commands, "
                 f"Up/Down recall them, Ctrl-C clears the line, Ctrl-D quits.{logs}\n"
             )
         if not await self.first_scan() and not self.interactive:
@@ -339,6 +346,7 @@ def run_console(
     runtime: Runtime,
     *,
     chat_id: int,
+    topic: int | None = None,
     history: Path | None = None,
     log_file: Path | None = None,
     board: ButtonBoard | None = None,
@@ -347,13 +355,19 @@ def run_console(
     (in memory when None); `board`: the one the runtime's terminal transport numbers its
     buttons on. Ctrl-C while the inbox is read stops the reading (piped, the console too: exit
     0); outside the prompt, in the middle of a command, it stops the console with exit 130 and
-    no traceback."""
+    no traceback. `topic`: the console is inside that forum topic (its commands say so)."""
     prompt = None
     if at_terminal():
         kept: History = FileHistory(history) if history else InMemoryHistory()
         prompt = PromptSession[str](history=kept)
     console = Console(
-        runtime, chat_id=chat_id, stdin=sys.stdin, prompt=prompt, log_file=log_file, board=board
+        runtime,
+        chat_id=chat_id,
+        stdin=sys.stdin,
+        prompt=prompt,
+        log_file=log_file,
+        board=board,
+        topic=topic,
     )
     try:
         return asyncio.run(console.run())

@@ -43,8 +43,11 @@ JOBS = ("scan", "deliver", "digests")
 FILE_OUTCOMES = tuple(FileStatus)
 MESSAGE_OUTCOMES = ("sent", "failed", "retried")
 # flood: 429; server: 5xx and other answers to try again; network: no answer (connection,
-# timeout); chat_gone: 403 (blocked, kicked) or the chat deleted; rejected: 400 on our message
-TELEGRAM_ERRORS = ("flood", "server", "network", "chat_gone", "chat_moved", "rejected")
+# timeout); chat_gone: 403 (blocked, kicked) or the chat deleted; topic_gone: a forum topic
+# closed or deleted; rejected: 400 on our message
+TELEGRAM_ERRORS = (
+    "flood", "server", "network", "chat_gone", "chat_moved", "topic_gone", "rejected",
+)  # fmt: skip
 JOB_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 SEND_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 

@@ -51,6 +51,14 @@ class Rejected(TransportError):
     """Telegram refused the message itself (bad HTML, too long): a bug on our side."""
 
 
+class TopicGone(TransportError):
+    """The forum topic the message was for is closed or deleted: the chat itself is there."""
+
+    def __init__(self, topic: int, why: str) -> None:
+        super().__init__(f"topic {topic}: {why}")
+        self.topic = topic
+
+
 class ChatMoved(TransportError):
     def __init__(self, new_chat_id: int) -> None:
         super().__init__(f"the group is now the supergroup {new_chat_id}")
@@ -66,9 +74,11 @@ class Transport(Protocol):
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         """Send one message (with rows of buttons under it; `silent`: without a notification,
-        as in a chat's quiet hours); returns its message id or raises a TransportError."""
+        as in a chat's quiet hours; `topic`: into that forum topic, None: General); returns its
+        message id or raises a TransportError."""
         ...
 
 
@@ -210,15 +220,24 @@ class Sender:
         self.in_flight = asyncio.Semaphore(concurrency)  # requests to Telegram at once
 
     async def send(
-        self, chat_id: int, text: str, buttons: Keyboard = (), *, silent: bool = False
+        self,
+        chat_id: int,
+        text: str,
+        buttons: Keyboard = (),
+        *,
+        silent: bool = False,
+        topic: int | None = None,
     ) -> Sent:
-        """One message (Telegram HTML, buttons under it; `silent`: without a notification),
-        through limits and retries; raises ChatGone, ChatMoved, and Rejected when even the
-        plain text was refused. Its log lines name the chat."""
+        """One message (Telegram HTML, buttons under it; `silent`: without a notification;
+        `topic`: into that forum topic), through limits and retries; raises ChatGone,
+        ChatMoved, TopicGone, and Rejected when even the plain text was refused. Its log lines
+        name the chat."""
         with logs.about_chat(chat_id):
-            return await self._send(chat_id, text, buttons, silent)
+            return await self._send(chat_id, text, buttons, silent, topic)
 
-    async def _send(self, chat_id: int, text: str, buttons: Keyboard, silent: bool) -> Sent:
+    async def _send(
+        self, chat_id: int, text: str, buttons: Keyboard, silent: bool, topic: int | None
+    ) -> Sent:
         html, backoff, retries = True, self.limits.backoff_seconds, 0
         for attempt in range(1, self.limits.max_attempts + 1):
             await self.limiter.wait_chat_turn(chat_id)
@@ -230,7 +249,7 @@ class Sender:
                     asked = self.limiter.monotonic()
                     try:
                         sent = await self.transport.send(
-                            chat_id, shown, html=html, buttons=buttons, silent=silent
+                            chat_id, shown, html=html, buttons=buttons, silent=silent, topic=topic
                         )
                         self.metrics.count_message("sent")
                         return Sent(sent, retries)
@@ -245,10 +264,8 @@ class Sender:
                 self.metrics.count_telegram_error(_transient_kind(error))
                 wait, why = backoff, f"{error}; retrying in {backoff:.0f} s"
                 backoff = min(backoff * 2, 60)
-            except (ChatGone, ChatMoved) as error:
-                self.metrics.count_telegram_error(
-                    "chat_gone" if isinstance(error, ChatGone) else "chat_moved"
-                )
+            except (ChatGone, ChatMoved, TopicGone) as error:
+                self.metrics.count_telegram_error(_gone_kind(error))
                 self.metrics.count_message("failed")
                 raise
             except Rejected as error:
@@ -266,6 +283,12 @@ class Sender:
                 await self.sleep(wait)
         self.metrics.count_message("failed")
         return Sent(None, retries)
+
+
+def _gone_kind(error: ChatGone | ChatMoved | TopicGone) -> str:
+    if isinstance(error, ChatGone):
+        return "chat_gone"
+    return "chat_moved" if isinstance(error, ChatMoved) else "topic_gone"
 
 
 def _transient_kind(error: Transient) -> str:

@@ -1,10 +1,10 @@
 """A fake Telegram Bot API server on 127.0.0.1: the real python-telegram-bot Application talks
 HTTP to it. It answers the methods the bot uses, refuses what Telegram refuses (bad HTML, over 4096
 characters, empty text), records every call, lets a test play users (messages, commands, button
-presses, files sent, admins, blocking, group migration), serves the files users sent (getFile and
-the download) and keeps those the bot sends (sendDocument), injects faults (403, 429 with
-retry_after, 5xx, dropped connections, answers held back), one at a time or at random (`chaos`:
-Telegram's bad minutes), and can enforce Telegram's rate limits."""
+presses, files sent, admins, blocking, group migration, forum topics and their closing), serves
+the files users sent (getFile and the download) and keeps those the bot sends (sendDocument),
+injects faults (403, 429 with retry_after, 5xx, dropped connections, answers held back), one at a
+time or at random (`chaos`: Telegram's bad minutes), and can enforce Telegram's rate limits."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ DEFAULT_UPDATES = {
     "pre_checkout_query", "purchased_paid_media", "poll", "poll_answer", "my_chat_member",
     "chat_join_request", "chat_boost", "removed_chat_boost",
 }  # fmt: skip
+# what a button press carries of its message: a message in a forum topic says which
+PRESSED_FIELDS = (*MESSAGE_FIELDS, "reply_markup", "message_thread_id", "is_topic_message")
 PATH = re.compile(r"^/bot([^/]+)/(\w+)$")
 FILE_PARAM = "__file__"  # a call's params: an uploaded file's bytes, under its field's name
 FILE_PATH = re.compile(r"^/file/bot([^/]+)/(.+)$")
@@ -161,6 +163,9 @@ class FakeTelegram:
         self.admins: dict[int, set[int]] = {}
         self.blocked: set[int] = set()
         self.migrated: dict[int, int] = {}
+        # forum topics closed or deleted: (chat, thread) -> what Telegram answers a message there
+        self.gone_topics: dict[tuple[int, int], str] = {}
+        self.forums: set[int] = set()
         self.faults: list[Fault] = []
         self.commands: list[dict[str, str]] = []
         self.sends: list[tuple[float, int]] = []  # (monotonic time, chat id) of accepted messages
@@ -469,9 +474,15 @@ class FakeTelegram:
             self.flood_refusals += 1
             raise ApiError(429, "Too Many Requests: retry after 1", retry_after=1)
 
+    def _check_topic(self, chat_id: int, thread: int | None) -> None:
+        if thread is not None and (chat_id, thread) in self.gone_topics:
+            raise ApiError(400, self.gone_topics[(chat_id, thread)])
+
     def api_sendMessage(self, params: dict[str, Any]) -> Any:  # noqa: N802
         chat_id = int(params["chat_id"])
+        thread = int(params["message_thread_id"]) if params.get("message_thread_id") else None
         self._check_chat(chat_id)
+        self._check_topic(chat_id, thread)
         text = self._check_text(params)
         with self.changed:
             now = time.monotonic()
@@ -483,6 +494,8 @@ class FakeTelegram:
                 message["reply_markup"] = json.loads(params["reply_markup"])
             message["parse_mode"] = params.get("parse_mode")
             message["link_preview_options"] = json.loads(params.get("link_preview_options", "{}"))
+            if thread is not None:  # as Telegram: a message in a forum topic says which
+                message.update(message_thread_id=thread, is_topic_message=True)
             self.messages[(chat_id, message["message_id"])] = message
         return message
 
@@ -552,6 +565,8 @@ class FakeTelegram:
     def _chat(self, chat_id: int) -> dict[str, Any]:
         kind = self.chat_types.get(chat_id, "private" if chat_id > 0 else "group")
         chat: dict[str, Any] = {"id": chat_id, "type": kind}
+        if chat_id in self.forums:
+            chat["is_forum"] = True
         chat.update({"first_name": "Ada"} if kind == "private" else {"title": "Reading group"})
         return chat
 
@@ -577,10 +592,15 @@ class FakeTelegram:
     def user(user_id: int) -> dict[str, Any]:
         return {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
 
-    def say(self, chat_id: int, text: str, *, user_id: int | None = None) -> int:
-        """A user writes in a chat (a private chat's id is the user's)."""
+    def say(
+        self, chat_id: int, text: str, *, user_id: int | None = None, thread: int | None = None
+    ) -> int:
+        """A user writes in a chat (a private chat's id is the user's); `thread`: in that forum
+        topic (None: General, or a chat without topics)."""
         sender = self.user(user_id or chat_id)
         message = self._message(chat_id, next(self.message_ids), text, sender)
+        if thread is not None:
+            message.update(message_thread_id=thread, is_topic_message=True)
         if text.startswith("/"):
             length = len(text.split()[0]) if text.split() else 1
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
@@ -619,11 +639,7 @@ class FakeTelegram:
             "from": self.user(user_id or chat_id),
             "chat_instance": str(chat_id),
             "data": data,
-            "message": {
-                k: v
-                for k, v in message.items()
-                if k in ("message_id", "date", "chat", "from", "text", "reply_markup")
-            },
+            "message": {k: v for k, v in message.items() if k in PRESSED_FIELDS},
         }
         return self._push({"callback_query": query})
 
@@ -645,6 +661,17 @@ class FakeTelegram:
     def add_group(self, chat_id: int, *, admins: set[int], kind: str = "group") -> None:
         self.chat_types[chat_id] = kind
         self.admins[chat_id] = set(admins)
+
+    def add_forum(self, chat_id: int, *, admins: set[int]) -> None:
+        """A supergroup with topics: its messages in a topic carry the topic's thread id."""
+        self.add_group(chat_id, admins=admins, kind="supergroup")
+        self.forums.add(chat_id)
+
+    def close_topic(self, chat_id: int, thread: int, *, deleted: bool = False) -> None:
+        """The topic is closed (or deleted): a message sent there is refused, as Telegram does."""
+        why = "Bad Request: message thread not found" if deleted else "Bad Request: TOPIC_CLOSED"
+        with self.changed:
+            self.gone_topics[(chat_id, thread)] = why
 
     def _membership(self, chat_id: int, old: str, new: str) -> int:
         change = {
@@ -696,6 +723,10 @@ class FakeTelegram:
 
     def texts(self, chat_id: int) -> list[str]:
         return [m.get("text", "") for m in self.sent(chat_id)]
+
+    def in_topic(self, chat_id: int, thread: int | None) -> list[str]:
+        """The texts of the messages the bot sent to the chat's forum topic (None: General)."""
+        return [m["text"] for m in self.sent(chat_id) if m.get("message_thread_id") == thread]
 
     async def wait_for(self, condition: Callable[[], bool], timeout: float = 10) -> None:
         """Until the condition holds (checked on every call the server answers)."""

@@ -217,6 +217,7 @@ SAID = {
     "subscribe": "/subscribe diffusion",
     "list": "/list",
     "unsubscribe": "/unsubscribe all",
+    "topic": "/topic 1 general",
     "preview": "/preview diffusion",
     "similar": "/similar 2610.18001",
     "mode": "/mode instant",
@@ -252,7 +253,7 @@ async def _yes() -> bool:
     return True
 
 
-MEMBER_ONLY = Caller(GROUP, "group", _no)
+MEMBER_ONLY = Caller(GROUP, "supergroup", _no)
 
 
 def state(runtime: Runtime) -> tuple[object, ...]:
@@ -266,7 +267,13 @@ def state(runtime: Runtime) -> tuple[object, ...]:
     assert chat is not None
     settings = dataclasses.replace(chat, last_digest_at=NOW, created_at=NOW)
     ratings = feedback.counts(runtime.database, chat_id=GROUP)
-    return settings, [(f.source, f.canonical) for f in kept], ratings, saved, imported
+    return (
+        settings,
+        [(f.source, f.canonical, f.topic) for f in kept],
+        ratings,
+        saved,
+        imported,
+    )
 
 
 def ledger(runtime: Runtime) -> list[int]:
@@ -280,7 +287,7 @@ async def test_a_member_who_is_not_an_administrator_changes_nothing(
     assert set(SAID) == {c.name for c in COMMANDS}  # a new command is added here too
     shutil.copy(CASES / "arxiv_rss_three.xml", tmp_path / "day.xml")
     os.utime(tmp_path / "day.xml", (0, 0))  # long settled
-    admin = Caller(GROUP, "group", _yes)
+    admin = Caller(GROUP, "supergroup", _yes, topic=5)  # a forum's: the filter in topic 5
     await say(runtime, '/subscribe "kv cache"', admin)
     runtime.scan()  # the day's papers, matched into the group's ledger
     await say(runtime, "/like 2610.18002", admin)

@@ -248,6 +248,7 @@ class BrokenTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         raise RuntimeError("a bug")
 

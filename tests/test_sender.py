@@ -62,6 +62,7 @@ class SlowTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         self.left.append(self.time.now)
         self.time.now += 0.3
@@ -97,6 +98,7 @@ class FlakyTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         if chat_id not in self.tried:
             self.tried.add(chat_id)

@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from bot.core.buttons import Button, Keyboard
-from bot.sender import TransportError
+from bot.sender import TopicGone, TransportError
 
 
 @dataclass(frozen=True)
@@ -18,16 +18,20 @@ class Carried:
     html: bool
     buttons: list[list[Button]]
     silent: bool = False
+    topic: int | None = None  # the forum topic (None: General)
 
 
 @dataclass
 class RecordingTransport:
     """Records what it carries and answers with increasing message ids; raises the errors it
-    was given for a chat, one a call, before it sends anything more there."""
+    was given for a chat, one a call, before it sends anything more there; a message to a
+    topic in `gone_topics` raises TopicGone, as Telegram refuses a closed or deleted topic."""
 
     sent: list[Carried] = field(default_factory=list)
     errors: dict[int, list[TransportError]] = field(default_factory=lambda: defaultdict(list))
     last_id: int = 100
+    gone_topics: set[tuple[int, int]] = field(default_factory=set)  # (chat, topic)
+    refused: list[Carried] = field(default_factory=list)  # sent to a gone topic
 
     async def send(
         self,
@@ -37,15 +41,25 @@ class RecordingTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         if self.errors[chat_id]:
             raise self.errors[chat_id].pop(0)
-        self.sent.append(Carried(chat_id, text, html, [list(row) for row in buttons], silent))
+        keyboard = [list(row) for row in buttons]
+        carried = Carried(chat_id, text, html, keyboard, silent, topic)
+        if topic is not None and (chat_id, topic) in self.gone_topics:
+            self.refused.append(carried)
+            raise TopicGone(topic, "Bad Request: TOPIC_CLOSED")
+        self.sent.append(carried)
         self.last_id += 1
         return self.last_id
 
     def texts(self, chat_id: int) -> list[str]:
         return [m.text for m in self.sent if m.chat_id == chat_id]
+
+    def in_topic(self, chat_id: int, topic: int | None) -> list[str]:
+        """The texts carried to the chat's topic (None: General)."""
+        return [m.text for m in self.sent if m.chat_id == chat_id and m.topic == topic]
 
     def chats(self) -> list[int]:
         return [m.chat_id for m in self.sent]
@@ -65,6 +79,7 @@ class SilentTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         raise AssertionError(self.why)
 
@@ -85,8 +100,11 @@ class HoldingTransport(RecordingTransport):
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         if chat_id == self.held:
             self.holding.set()
             await self.go.wait()
-        return await super().send(chat_id, text, html=html, buttons=buttons, silent=silent)
+        return await super().send(
+            chat_id, text, html=html, buttons=buttons, silent=silent, topic=topic
+        )

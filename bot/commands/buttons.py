@@ -35,12 +35,14 @@ from bot.service.app import SIGNS, Paperbot, Paused, RecentSent
 
 
 async def show_card(app: Paperbot, caller: Caller, press: ShowCard) -> Reply:
-    shown = await app.send_card(caller.chat_id, press.row_id)
+    shown = await app.send_card(caller.chat_id, press.row_id, caller.topic)
     return Reply("" if shown else OUT_OF_DATE, notice=True)
 
 
 async def next_page(app: Paperbot, caller: Caller, press: NextPage) -> Reply:
-    shown = await app.send_page(caller.chat_id, caller.kind, press.row_id, press.number)
+    shown = await app.send_page(
+        caller.chat_id, caller.kind, press.row_id, press.number, caller.topic
+    )
     return Reply("" if shown else OUT_OF_DATE, notice=True)
 
 
@@ -98,11 +100,11 @@ def vote(app: Paperbot, chat_id: int, user_id: int, press: Rate) -> Reply:
 
 
 async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) -> Reply:
-    followed = await app.follow_row(caller.chat_id, press.row_id)
+    followed = await app.follow_row(caller.chat_id, press.row_id, caller.topic)
     if followed is None:
         return Reply(OUT_OF_DATE, notice=True)
     reply = subscribed(followed)  # a message of its own: the paper's stays as it is
-    await app.send_text(caller.chat_id, reply.text, reply.buttons)
+    await app.send_text(caller.chat_id, reply.text, reply.buttons, caller.topic)
     return Reply("", notice=True)
 
 

@@ -1,4 +1,5 @@
-"""A chat's filters: /subscribe, /similar, /preview, /list, /unsubscribe, /export, /import."""
+"""A chat's filters: /subscribe, /similar, /preview, /list, /unsubscribe, /topic, /export,
+/import."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat, Filter
 from bot.core.query import FilterKind
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
+from bot.core.topics import topic_name
 from bot.service.app import (
     AlreadyFollowed,
     AtLimit,
@@ -29,13 +31,19 @@ LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one messa
 async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args:
         return Usage()
-    return subscribed(await app.subscribe(chat, args))
+    result = await app.subscribe(chat, args)
+    reply = subscribed(result)
+    if chat.topic is not None and isinstance(result, Subscribed):
+        reply.text += f"\nIts papers come to this topic ({topic_name(chat.topic)})."
+    elif chat.topic is not None and isinstance(result, AlreadyFollowed):
+        reply.text += f" <code>/topic {result.number}</code> here moves it to this topic."
+    return reply
 
 
 async def similar(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args.strip():
         return Usage()
-    return subscribed(await app.follow_similar(chat.id, args))
+    return subscribed(await app.follow_similar(chat.id, args, chat.topic))
 
 
 def subscribed(result: Followed) -> Reply:
@@ -115,7 +123,11 @@ def listed(filters: list[Filter]) -> Reply:
     # a remove button's answer replaces the list in its one message: as many filters as a
     # chat may keep fit there, each shortened more when there are many
     width = max(min(LISTED_LENGTH, (MESSAGE_LIMIT - 100) // len(filters) - 20), 10)
-    lines = [f"{n}. {_listed(f, width)}" for n, f in enumerate(filters, 1)]
+    topics = any(f.topic is not None for f in filters)  # a forum group's: each filter's topic
+    lines = [
+        f"{n}. {_listed(f, width)}" + (f" · {topic_name(f.topic)}" if topics else "")
+        for n, f in enumerate(filters, 1)
+    ]
     buttons = [[remove_button(f.id, n)] for n, f in enumerate(filters, 1)]
     return Reply("Your filters:\n" + "\n".join(lines), buttons)
 
@@ -152,6 +164,29 @@ async def unsubscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if len(result.removed) > NAMED_AT_MOST:
         return Reply(f"Removed {plural(len(result.removed), 'filter')}.")
     return Reply(f"Removed {', '.join(map(removed, result.removed))}.")
+
+
+async def topic(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    """/topic N: filter N's papers come to the forum topic the command is sent in; /topic N
+    general: to General."""
+    parts = args.lower().split()
+    if not parts or len(parts) > 2 or not parts[0].isdigit() or parts[1:] not in ([], ["general"]):
+        return Usage(hint="Send it inside the topic the filter's papers should go to.")
+    if chat.kind != "supergroup" and chat.topic is None:
+        return Reply(
+            "Only forum groups have topics: here every paper comes to this chat. In a group "
+            "with topics, send <code>/topic N</code> inside the topic filter N should post in."
+        )
+    where = None if parts[1:] else chat.topic
+    result = app.move_filter(chat, int(parts[0]), where)
+    if isinstance(result, NoSuchFilter):
+        return Reply(
+            f"There is no filter {result.number}: this chat has {result.count}. See /list."
+        )
+    return Reply(
+        f"Filter {result.number} ({removed(result.filter)}) now posts in "
+        f"{topic_name(result.topic)}; papers waiting for it go there too."
+    )
 
 
 def removed(found: Filter) -> str:

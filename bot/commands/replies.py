@@ -59,12 +59,14 @@ class Usage:
 class Caller:
     """Who speaks: the chat, its kind, and (asked only when it matters) whether the person may
     change the chat's filters: always in a private chat, administrators only in groups. In a
-    group, `user_id` is the member's (their votes are theirs)."""
+    group, `user_id` is the member's (their votes are theirs); in a forum supergroup, `topic`
+    is the topic spoken in (None: General)."""
 
     chat_id: int
     kind: str = "private"
     is_admin: Callable[[], Awaitable[bool]] | None = None
     user_id: int | None = None
+    topic: int | None = None
 
     async def may_manage(self) -> bool:
         return self.kind == "private" or self.is_admin is None or await self.is_admin()

@@ -4,9 +4,11 @@ written where the arguments could not be read. /help lives here too: it lists th
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.commands.chat import start, stats, status_, stop
 from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
-from bot.commands.filters import list_, preview, similar, subscribe, unsubscribe
+from bot.commands.filters import list_, preview, similar, subscribe, topic, unsubscribe
 from bot.commands.library import export, import_, saved
 from bot.commands.quiet import quiet
 from bot.commands.ratings import dislike, like, top
@@ -50,6 +52,13 @@ COMMANDS: list[Command] = [
     Command("list", "", "your filters, each with a remove button", list_),
     Command(
         "unsubscribe", "N|all", "remove filter N (or all)", unsubscribe, ("remove",), manages=True
+    ),
+    Command(
+        "topic",
+        "N [general]",
+        "forum groups: filter N posts in the topic this is sent in (or in General)",
+        topic,
+        manages=True,
     ),
     Command("preview", "FILTER", "what a filter matches, without saving it", preview),
     Command(
@@ -142,7 +151,10 @@ async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) ->
         return Reply(f"I do not know /{echo(name, 40)}. /help lists what I can do.")
     if command.manages and not await caller.may_manage():
         return Reply("Only this group's administrators can change its filters and settings.")
-    reply = await command.handler(app, app.enter(caller.chat_id, caller.kind), args)
+    chat = app.enter(caller.chat_id, caller.kind)
+    if caller.topic is not None:  # in a forum topic: where /subscribe and /topic put filters
+        chat = dataclasses.replace(chat, topic=caller.topic)
+    reply = await command.handler(app, chat, args)
     return reply if isinstance(reply, Reply) else usage(command, reply)
 
 

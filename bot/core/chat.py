@@ -38,6 +38,9 @@ class Chat:
     quiet_from: str | None = None  # quiet hours, local HH:MM to HH:MM (None: none)
     quiet_to: str | None = None
     quiet_silent: bool = False  # in the window: sent without a notification, not held
+    # the forum topic a command was sent in (None: General, or a chat without topics): set by
+    # the command layer for the command at hand, never stored with the chat
+    topic: int | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Filter:
     source: str  # as the user wrote it (what /export gives back)
     canonical: str  # as it was understood (what /list shows)
     created_at: datetime
+    topic: int | None = None  # the forum topic its papers go to (None: General)
 
     @property
     def kind(self) -> FilterKind:

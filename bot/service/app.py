@@ -52,6 +52,7 @@ from bot.service.subscriptions import (
     BadFilter,
     BadLine,
     Imported,
+    Moved,
     NoSuchFilter,
     OverLimit,
     Previewed,
@@ -77,6 +78,7 @@ __all__ = [
     "Liked",
     "ImportReport",
     "LibraryImported",
+    "Moved",
     "NoSuchFilter",
     "NotStored",
     "NothingWaiting",
@@ -264,11 +266,11 @@ class Paperbot:
     # -- filters -----------------------------------------------------------------------------
 
     async def subscribe(self, chat: Chat, source: str) -> Followed:
-        return await self._subscribe(chat.id, source)
+        return await self._subscribe(chat.id, source, chat.topic)
 
-    async def _subscribe(self, chat_id: int, source: str) -> Followed:
+    async def _subscribe(self, chat_id: int, source: str, topic: int | None = None) -> Followed:
         if kind_of(source) is FilterKind.LIKE:
-            return await self.follow_similar(chat_id, source)
+            return await self.follow_similar(chat_id, source, topic)
         # in a thread, as /preview: the first question after a start, or after a day's papers
         # were stored, files them in the recent papers' index (seconds on a busy day), and the
         # event loop answers everyone else meanwhile
@@ -281,9 +283,10 @@ class Paperbot:
             now=self.clock(),
             recent=self.recent,
             scores=self.ranker.scores(chat_id),
+            topic=topic,  # sent in a forum topic: the filter's papers go there
         )
 
-    async def follow_similar(self, chat_id: int, source: str) -> Followed:
+    async def follow_similar(self, chat_id: int, source: str, topic: int | None = None) -> Followed:
         """A "more like this" filter (like:ID,...), in a thread: it reads and scores papers."""
         return await asyncio.to_thread(
             self.similar.follow,
@@ -291,9 +294,12 @@ class Paperbot:
             source=source,
             max_per_chat=self.rules.max_per_chat,
             now=self.clock(),
+            topic=topic,
         )
 
-    async def follow_row(self, chat_id: int, row_id: int) -> Followed | None:
+    async def follow_row(
+        self, chat_id: int, row_id: int, topic: int | None = None
+    ) -> Followed | None:
         """The "more like this" button under a paper sent (None: not the chat's row)."""
         return await asyncio.to_thread(
             self.similar.follow_row,
@@ -301,6 +307,7 @@ class Paperbot:
             row_id=row_id,
             max_per_chat=self.rules.max_per_chat,
             now=self.clock(),
+            topic=topic,
         )
 
     async def preview(self, chat: Chat, source: str) -> Previewed | BadFilter | NotStored:
@@ -319,6 +326,10 @@ class Paperbot:
 
     def unsubscribe(self, chat: Chat, numbers: list[int] | None) -> Unsubscribed | NoSuchFilter:
         return subscriptions.unsubscribe(self.database, chat_id=chat.id, numbers=numbers)
+
+    def move_filter(self, chat: Chat, number: int, topic: int | None) -> Moved | NoSuchFilter:
+        """/topic: filter `number`'s papers go to `topic` from now on (None: General)."""
+        return subscriptions.move_filter(self.database, chat_id=chat.id, number=number, topic=topic)
 
     def remove_filter(self, chat_id: int, filter_id: int) -> Filter | None:
         return subscriptions.remove_filter(self.database, chat_id=chat_id, filter_id=filter_id)
@@ -517,14 +528,18 @@ class Paperbot:
         sent = await self.postman.digest_now(chat)
         return RecentSent(queued.added, not isinstance(sent, DigestSent) or sent.complete)
 
-    async def send_card(self, chat_id: int, row_id: int) -> bool:
-        return await self.postman.send_card(chat_id, row_id)
+    async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
+        return await self.postman.send_card(chat_id, row_id, topic)
 
-    async def send_page(self, chat_id: int, kind: str, row_id: int, number: int) -> bool:
-        return await self.postman.send_page(self.enter(chat_id, kind), row_id, number)
+    async def send_page(
+        self, chat_id: int, kind: str, row_id: int, number: int, topic: int | None = None
+    ) -> bool:
+        return await self.postman.send_page(self.enter(chat_id, kind), row_id, number, topic)
 
-    async def send_text(self, chat_id: int, text: str, buttons: Keyboard = ()) -> SendReport:
-        return await self.postman.send_text(chat_id, text, buttons)
+    async def send_text(
+        self, chat_id: int, text: str, buttons: Keyboard = (), topic: int | None = None
+    ) -> SendReport:
+        return await self.postman.send_text(chat_id, text, buttons, topic=topic)
 
 
 def _counted(result: Imported, number: int, line: str, followed: Followed) -> Imported:

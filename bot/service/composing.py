@@ -27,6 +27,7 @@ from bot.core.compose import (
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
 from bot.core.states import ChatMode
+from bot.core.topics import Topic, filter_topics, split_by_topic
 from bot.memory import cycles_uncollected
 from bot.service.ranking import Ranker
 from bot.store import Database, deliveries, filters, papers
@@ -34,11 +35,17 @@ from bot.store import Database, deliveries, filters, papers
 
 @dataclass
 class Digest:
-    """A chat's digest as composed: its messages, or (nothing waiting) the line saying why, or
-    neither (a chat without filters is sent nothing)."""
+    """A chat's digest as composed: its messages, one digest for each forum topic that has
+    papers (`parts`: General first; a chat without topics has one part, General's), or (nothing
+    waiting) the line saying why, for General, or neither (a chat without filters is sent
+    nothing)."""
 
-    messages: list[Outgoing] = field(default_factory=list)
+    parts: list[tuple[Topic, list[Outgoing]]] = field(default_factory=list)
     line: str | None = None
+
+    @property
+    def messages(self) -> list[Outgoing]:
+        return [message for _, messages in self.parts for message in messages]
 
 
 class Composer:
@@ -65,6 +72,10 @@ class Composer:
                 self.papers.clear()
                 self.filters.clear()
 
+    def forget_filters(self, chat_id: int) -> None:
+        """The chat's filters changed (a lost topic's unbound): read again when next asked."""
+        self.filters.pop(chat_id, None)
+
     def items(self, chat_id: int, rows: Sequence[Delivery]) -> Matches:
         """The rows' papers as the chat is sent them: why each matched, and where."""
         return Matches(rows, self.papers, self._read(chat_id, rows), self.marks)
@@ -80,6 +91,13 @@ class Composer:
                 if listed is None:
                     listed = filters.chat_filters(session, chat_id=chat_id)
         return listed
+
+    def by_topic(
+        self, chat_id: int, rows: Sequence[Delivery]
+    ) -> list[tuple[Topic, list[Delivery]]]:
+        """The rows in groups, one a forum topic (bot/core/topics.py): each its own message,
+        or its own digest."""
+        return split_by_topic(rows, filter_topics(self._read(chat_id, rows)))
 
     def scores(self, chat_id: int, rows: Sequence[Delivery]) -> Scores | None:
         """The chat's scores of the rows' papers, when it has a ranking model (vectorising a
@@ -105,7 +123,11 @@ class Composer:
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
             return Digest(line=empty_digest_line(arrived))
         listed = self._read(chat.id, rows)
-        items = Matches(rows, self.papers, listed, self.marks, self.scores(chat.id, rows))
-        announced = [paper.announced for paper in items.papers]
-        title = digest_title(now.date(), announced, weekly=chat.mode is ChatMode.WEEKLY)
-        return Digest(compose_digest(items, title, Layout.of(chat)))
+        scores, weekly = self.scores(chat.id, rows), chat.mode is ChatMode.WEEKLY
+        digest = Digest()
+        for topic, grouped in split_by_topic(rows, filter_topics(listed)):
+            items = Matches(grouped, self.papers, listed, self.marks, scores)
+            announced = [paper.announced for paper in items.papers]
+            title = digest_title(now.date(), announced, weekly=weekly)
+            digest.parts.append((topic, compose_digest(items, title, Layout.of(chat))))
+        return digest

@@ -41,12 +41,13 @@ from bot.core.query import FilterRules
 from bot.core.render import plural, render_fitting
 from bot.core.schedule import held_until, last_digest_due, silenced
 from bot.core.states import DIGESTS, ChatMode, Status
-from bot.sender import ChatGone, ChatMoved, Rejected, Sender
+from bot.core.topics import topic_lost_notice
+from bot.sender import ChatGone, ChatMoved, Rejected, Sender, Sent, TopicGone
 from bot.service import Clock
 from bot.service.composing import Composer
 from bot.service.ranking import Ranker
 from bot.service.status import waiting
-from bot.store import Database, chats, deliveries, leases
+from bot.store import Database, chats, deliveries, filters, leases
 
 log = logging.getLogger(__name__)
 
@@ -298,9 +299,11 @@ class Postman:
             if self.chat_versions[chat_id] != version:  # sent to since `rows` were read
                 with self.database.session() as session:
                     rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
-            items = self.composer.items(chat_id, rows)
-            messages = compose_alert(items, layout)
-            await self._send_messages(chat_id, messages, report, silent=silent)
+            for topic, grouped in self.composer.by_topic(chat_id, rows):
+                messages = compose_alert(self.composer.items(chat_id, grouped), layout)
+                await self._send_messages(chat_id, messages, report, silent=silent, topic=topic)
+                if report.waiting or report.chats_gone:  # the rest waits for the next tick
+                    break
         return report
 
     async def _send_digest(
@@ -316,9 +319,11 @@ class Postman:
         loop = asyncio.get_running_loop()
         digest = await loop.run_in_executor(executor, self.composer.digest, chat, now)
         silent = silenced(chat, now)  # a round's digest in silent quiet hours
-        if digest.messages:
-            await self._send_messages(chat.id, digest.messages, report, silent=silent)
-        elif digest.line:
+        for topic, messages in digest.parts:  # a digest for each topic that has papers
+            await self._send_messages(chat.id, messages, report, silent=silent, topic=topic)
+            if report.waiting or report.chats_gone:
+                break
+        if not digest.parts and digest.line:
             report.add(await self.send_text(chat.id, digest.line, silent=silent))
         if not report.waiting and chat.id not in report.chats_gone:
             with self.database.session() as session:
@@ -333,18 +338,24 @@ class Postman:
         report: SendReport,
         *,
         silent: bool = False,
+        topic: int | None = None,
     ) -> None:
-        """Under the chat's lock (`silent`: without a notification). The chat's version moves
-        before and after, so rows read before or during this send are read again by the next
-        sender."""
+        """Under the chat's lock (`silent`: without a notification; `topic`: into that forum
+        topic). The chat's version moves before and after, so rows read before or during this
+        send are read again by the next sender."""
         self.chat_versions[chat_id] += 1
         try:
-            await self._send_in_order(chat_id, messages, report, silent)
+            await self._send_in_order(chat_id, messages, report, silent, topic)
         finally:
             self.chat_versions[chat_id] += 1
 
     async def _send_in_order(
-        self, chat_id: int, messages: Sequence[Outgoing], report: SendReport, silent: bool
+        self,
+        chat_id: int,
+        messages: Sequence[Outgoing],
+        report: SendReport,
+        silent: bool,
+        topic: int | None,
     ) -> None:
         marked: list[int] = []  # rows already marked sending (with the previous message's sent)
         for position, message in enumerate(messages):
@@ -353,7 +364,7 @@ class Postman:
             if ids != marked:
                 await self._mark(ids, Status.SENDING)
             try:
-                sent = await self.sender.send(chat_id, message.text, message.buttons, silent=silent)
+                sent, topic = await self._send_or_fall_back(chat_id, message, silent, topic)
             except ChatGone as error:
                 self._chat_gone(chat_id, str(error), report)
                 return
@@ -383,6 +394,45 @@ class Postman:
             )
             report.messages += 1
             report.sent += len({r.paper_id for r in rows})
+
+    async def _send_or_fall_back(
+        self, chat_id: int, message: Outgoing, silent: bool, topic: int | None
+    ) -> tuple[Sent, int | None]:
+        """The message into its topic; when Telegram says the topic is closed or deleted, the
+        administrators are told in General, the filters bound to it are unbound (their papers
+        go to General from now on), and the message goes there: returns how it went, and the
+        topic it went to (the rest of a digest follows it)."""
+        try:
+            return await self.sender.send(
+                chat_id, message.text, message.buttons, silent=silent, topic=topic
+            ), topic
+        except TopicGone as gone:
+            if not await self._lose_topic(chat_id, gone):  # Telegram failing: the rows wait
+                return Sent(None, 0), topic
+        return await self.sender.send(chat_id, message.text, message.buttons, silent=silent), None
+
+    async def _lose_topic(self, chat_id: int, gone: TopicGone) -> bool:
+        """A topic gone: the administrators told in General which filters lost it, then those
+        unbound. False when Telegram did not take the notice: nothing is unbound, so the next
+        round meets the gone topic again and tells them then (a crash between the two tells
+        them twice, never not at all)."""
+        with self.database.session() as session:
+            listed = filters.chat_filters(session, chat_id=chat_id)
+        bound = [f for f in listed if f.topic == gone.topic]
+        log.info("chat %d: %s; %d filters to General", chat_id, gone, len(bound))
+        if not bound:  # unbound already (by /topic, or by another process)
+            return True
+        numbers = {f.id: number for number, f in enumerate(listed, 1)}
+        notice = topic_lost_notice(gone.topic, bound, numbers)
+        try:  # ChatGone and ChatMoved go to the caller, as for the message itself
+            if (await self.sender.send(chat_id, notice)).message_id is None:
+                return False
+        except Rejected as error:  # the papers do not wait on a notice refused for good
+            log.error("bug: chat %d: Telegram refused the lost topic's notice: %s", chat_id, error)
+        with self.database.session() as session:
+            filters.unbind_topic(session, chat_id=chat_id, topic=gone.topic)
+        self.composer.forget_filters(chat_id)  # the round reads their topics again
+        return True
 
     async def _mark(
         self,
@@ -433,23 +483,26 @@ class Postman:
 
     # -- messages outside the ledger -----------------------------------------------------------
 
-    async def send_card(self, chat_id: int, row_id: int) -> bool:
+    async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
         """A digest entry's button: the paper's whole card (abstract, comments, links, the
-        filters it matched). False when the row is not the chat's."""
+        filters it matched), into the topic of the button's message. False when the row is not
+        the chat's."""
         with self.database.session() as session:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat_id)
         if row is None:
             return False
         with self.composer.round():
             [(item, _)] = self.composer.items(chat_id, [row])
-        await self.send_text(chat_id, render_fitting(item), card_buttons(item, row.id))
+        await self.send_text(chat_id, render_fitting(item), card_buttons(item, row.id), topic=topic)
         return True
 
-    async def send_page(self, chat: Chat, row_id: int, number: int) -> bool:
-        """A digest's "more" button: its next page, from the paper of `row_id`, numbered from
-        `number`. The rows behind the button settled with the digest's last message, in the
-        order its pages list them; pages are not in the ledger. False when the row is not the
-        chat's (or not behind a button)."""
+    async def send_page(
+        self, chat: Chat, row_id: int, number: int, topic: int | None = None
+    ) -> bool:
+        """A digest's "more" button: its next page (into the topic of the button's message),
+        from the paper of `row_id`, numbered from `number`. The rows behind the button settled
+        with the digest's last message, in the order its pages list them; pages are not in the
+        ledger. False when the row is not the chat's (or not behind a button)."""
         with self.database.session() as session:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat.id)
             if row is None or row.message_id is None:
@@ -466,23 +519,33 @@ class Postman:
         title = digest_title(self.clock().date(), announced, weekly=weekly)
         page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
         for message in page:
-            report = await self.send_text(chat.id, message.text, message.buttons)
+            report = await self.send_text(chat.id, message.text, message.buttons, topic=topic)
             if not report.messages:
                 break
         return bool(page)
 
     async def send_text(
-        self, chat_id: int, text: str, buttons: Keyboard = (), *, silent: bool = False
+        self,
+        chat_id: int,
+        text: str,
+        buttons: Keyboard = (),
+        *,
+        silent: bool = False,
+        topic: int | None = None,
     ) -> SendReport:
         """A message outside the ledger (an empty digest's line, a card, a digest's later
-        page), with the same limits."""
+        page), with the same limits; into `topic`, or General when that topic is gone (what
+        it lost is the ledger's business: its filters are unbound when a ledger row meets it)."""
         report = SendReport()
         try:
-            sent = await self.sender.send(chat_id, text, buttons, silent=silent)
+            try:
+                sent = await self.sender.send(chat_id, text, buttons, silent=silent, topic=topic)
+            except TopicGone:
+                sent = await self.sender.send(chat_id, text, buttons, silent=silent)
         except ChatGone as error:
             self._chat_gone(chat_id, str(error), report)
             return report
-        except (ChatMoved, Rejected) as error:
+        except (ChatMoved, Rejected, TopicGone) as error:
             log.warning("chat %d: %s", chat_id, error)
             return report
         report.retries += sent.retries

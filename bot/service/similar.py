@@ -74,9 +74,16 @@ class Similar:
         self.scorers: dict[int, SimilarTo] = {}  # filter id -> its scorer, as stored
 
     def follow(
-        self, *, chat_id: int, source: str, max_per_chat: int, now: datetime
+        self,
+        *,
+        chat_id: int,
+        source: str,
+        max_per_chat: int,
+        now: datetime,
+        topic: int | None = None,
     ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored:
-        """/similar and /import: a "more like this" filter for the chat."""
+        """/similar and /import: a "more like this" filter for the chat (`topic`: the forum
+        topic its papers go to)."""
         seeded = self._seeded(source)
         if isinstance(seeded, BadFilter | NotStored):
             return seeded
@@ -94,6 +101,7 @@ class Similar:
                 canonical=seeded.name,
                 now=now,
                 model=seeded.scorer.to_bytes(),
+                topic=topic,
             )
         return Subscribed(len(existing) + 1, seeded.name, seeded.recent, filter_id=added.id)
 
@@ -149,7 +157,13 @@ class Similar:
         return [recent[n][0] for n in _passing(text, scorer, [p for _, p in recent])]
 
     def follow_row(
-        self, *, chat_id: int, row_id: int, max_per_chat: int, now: datetime
+        self,
+        *,
+        chat_id: int,
+        row_id: int,
+        max_per_chat: int,
+        now: datetime,
+        topic: int | None = None,
     ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored | None:
         """The "more like this" button under a paper the chat was sent (None: the row is not
         the chat's)."""
@@ -159,7 +173,9 @@ class Similar:
         if row is None or not found[row.paper_id].arxiv_id:
             return None
         source = f"{LIKE_PREFIX}{found[row.paper_id].arxiv_id}"
-        return self.follow(chat_id=chat_id, source=source, max_per_chat=max_per_chat, now=now)
+        return self.follow(
+            chat_id=chat_id, source=source, max_per_chat=max_per_chat, now=now, topic=topic
+        )
 
     def _scorer(
         self, text: Featurizer, seeds: Sequence[Paper], window: Sequence[Paper]

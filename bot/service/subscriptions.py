@@ -74,9 +74,11 @@ def subscribe(
     now: datetime,
     recent: RecentPapers,
     scores: Scores | None = None,
+    topic: int | None = None,
 ) -> Subscribed | AlreadyFollowed | AtLimit | BadFilter:
     """A filter for the chat, and what it would have matched among the `recent` papers;
-    `scores`: the chat's ranking, which orders the examples."""
+    `scores`: the chat's ranking, which orders the examples; `topic`: the forum topic its
+    papers go to (None: General)."""
     query = read_filter(rules, source)
     if isinstance(query, BadFilter):
         return query
@@ -89,7 +91,7 @@ def subscribe(
         if len(existing) >= rules.max_per_chat:
             return AtLimit(len(existing), rules.max_per_chat)
         added = filters.add_filter(
-            session, chat_id=chat_id, source=source, canonical=understood, now=now
+            session, chat_id=chat_id, source=source, canonical=understood, now=now, topic=topic
         )
     return Subscribed(
         len(existing) + 1,
@@ -143,6 +145,29 @@ def unsubscribe(
         removed = [listed[n - 1] for n in chosen]
         filters.remove_filters(session, chat_id=chat_id, filter_ids=[f.id for f in removed])
     return Unsubscribed(removed)
+
+
+@dataclass(frozen=True)
+class Moved:
+    """/topic: the filter (as /list numbers it) posts in `topic` from now on (None: General)."""
+
+    number: int
+    filter: Filter
+    topic: int | None
+
+
+def move_filter(
+    database: Database, *, chat_id: int, number: int, topic: int | None
+) -> Moved | NoSuchFilter:
+    """The filter numbered `number` to `topic`; what waits for it goes there too (a paper goes
+    to its first filter's topic when it is sent)."""
+    with database.session() as session:
+        listed = filters.chat_filters(session, chat_id=chat_id)
+        if not 1 <= number <= len(listed):
+            return NoSuchFilter(number, len(listed))
+        chosen = listed[number - 1]
+        filters.set_filter_topic(session, chat_id=chat_id, filter_id=chosen.id, topic=topic)
+    return Moved(number, chosen, topic)
 
 
 def remove_filter(database: Database, *, chat_id: int, filter_id: int) -> Filter | None:

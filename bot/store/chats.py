@@ -34,8 +34,12 @@ CHAT_SETTINGS = frozenset(
 )
 
 
+# a Chat's fields that are columns: its topic is where the command at hand was sent
+STORED = [f for f in fields(Chat) if f.name != "topic"]
+
+
 def _to_chat(row: ChatTable) -> Chat:
-    values = {f.name: getattr(row, f.name) for f in fields(Chat)}
+    values = {f.name: getattr(row, f.name) for f in STORED}
     values["mode"], values["digest_style"] = ChatMode(row.mode), DigestStyle(row.digest_style)
     return Chat(**values)
 
@@ -110,7 +114,7 @@ def move_chat(session: Session, *, old_id: int, new_id: int) -> bool:
     if old is None:
         return False
     if session.get(ChatTable, new_id) is None:
-        values = {f.name: getattr(old, f.name) for f in fields(Chat) if f.name != "id"}
+        values = {f.name: getattr(old, f.name) for f in STORED if f.name != "id"}
         session.add(ChatTable(id=new_id, **{**values, "kind": "supergroup"}))
         session.flush()
     session.execute(

@@ -17,7 +17,7 @@ from bot.store.tables import ChatTable, FilterTable
 
 def _to_filter(row: FilterTable) -> Filter:
     assert row.id is not None
-    return Filter(row.id, row.chat_id, row.source, row.canonical, row.created_at)
+    return Filter(row.id, row.chat_id, row.source, row.canonical, row.created_at, row.topic)
 
 
 def chat_filters(session: Session, *, chat_id: int) -> list[Filter]:
@@ -50,11 +50,14 @@ def add_filter(
     canonical: str,
     now: datetime,
     model: bytes | None = None,
+    topic: int | None = None,
 ) -> Filter:
-    """A filter for the chat; `model`: a "more like this" filter's scorer."""
+    """A filter for the chat; `model`: a "more like this" filter's scorer; `topic`: the forum
+    topic its papers go to (None: General)."""
     row = FilterTable(
-        chat_id=chat_id, source=source, canonical=canonical, created_at=now, model=model
-    )
+        chat_id=chat_id, source=source, canonical=canonical, created_at=now, model=model,
+        topic=topic,
+    )  # fmt: skip
     session.add(row)
     session.flush()
     return _to_filter(row)
@@ -65,6 +68,35 @@ def remove_filters(session: Session, *, chat_id: int, filter_ids: list[int]) -> 
         col(FilterTable.chat_id) == chat_id, col(FilterTable.id).in_(filter_ids)
     )
     return int(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def set_filter_topic(session: Session, *, chat_id: int, filter_id: int, topic: int | None) -> bool:
+    """The filter's papers go to `topic` from now on (None: General); False when the chat has
+    no such filter."""
+    statement = (
+        update(FilterTable)
+        .where(col(FilterTable.chat_id) == chat_id, col(FilterTable.id) == filter_id)
+        .values(topic=topic)
+    )
+    return bool(session.execute(statement).rowcount)  # type: ignore[attr-defined]
+
+
+def unbind_topic(session: Session, *, chat_id: int, topic: int) -> list[Filter]:
+    """The chat's filters bound to a topic that is gone now post in General: the filters so
+    unbound, in /list order (none: another sender unbound them first)."""
+    statement = (
+        select(FilterTable)
+        .where(col(FilterTable.chat_id) == chat_id, col(FilterTable.topic) == topic)
+        .order_by(col(FilterTable.id))
+    )
+    bound = [_to_filter(row) for row in session.exec(statement)]
+    if bound:
+        session.execute(
+            update(FilterTable)
+            .where(col(FilterTable.id).in_([f.id for f in bound]))
+            .values(topic=None)
+        )
+    return bound
 
 
 def get_filters(session: Session, *, filter_ids: list[int]) -> dict[int, Filter]:

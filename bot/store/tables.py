@@ -113,6 +113,8 @@ class FilterTable(SQLModel, table=True):
     created_at: datetime
     # a "more like this" filter (source like:ID,ID): its seeds' centroid and threshold
     model: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    # in a forum supergroup, the topic (message thread) its papers go to; None: General
+    topic: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
 
 
 class DeliveryTable(SQLModel, table=True):

@@ -84,6 +84,10 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict
 def _caller(update: Update, context: Context) -> Caller:
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None
+    # a forum's topic: a message in it, or the message under a pressed button (a reply chain's
+    # thread id in a group without topics is not a topic)
+    message = update.effective_message
+    topic = message.message_thread_id if message is not None and message.is_topic_message else None
 
     async def is_admin() -> bool:
         if user is None:
@@ -91,7 +95,7 @@ def _caller(update: Update, context: Context) -> Caller:
         member = await context.bot.get_chat_member(chat.id, user.id)
         return member.status in ADMINS
 
-    return Caller(chat.id, chat.type, is_admin, user.id if user is not None else None)
+    return Caller(chat.id, chat.type, is_admin, user.id if user is not None else None, topic)
 
 
 def _admitted(update: Update, context: Context) -> Verdict:

@@ -26,10 +26,12 @@ from telegram.warnings import PTBDeprecationWarning
 from yarl import URL
 
 from bot.core.buttons import Button, Keyboard
-from bot.sender import ChatGone, ChatMoved, Rejected, RetryLater, Transient
+from bot.sender import ChatGone, ChatMoved, Rejected, RetryLater, TopicGone, Transient
 
 NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 GONE = ("chat not found", "bot was kicked", "user is deactivated", "bot is not a member")
+# what Telegram answers a message for a forum topic that was deleted, or closed
+TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 
 
 Proxy = tuple[URL | None, BasicAuth | None]  # a proxy's address and credentials, or none
@@ -219,6 +221,7 @@ class TelegramTransport:
         html: bool = True,
         buttons: Keyboard = (),
         silent: bool = False,
+        topic: int | None = None,
     ) -> int:
         try:
             message = await self.bot.send_message(
@@ -228,6 +231,7 @@ class TelegramTransport:
                 link_preview_options=NO_PREVIEW,
                 reply_markup=markup(buttons),
                 disable_notification=silent or None,  # None: the parameter is left out
+                message_thread_id=topic,
             )
         except RetryAfter as error:
             raise RetryLater(retry_seconds(error)) from error
@@ -236,6 +240,8 @@ class TelegramTransport:
         except ChatMigrated as error:
             raise ChatMoved(error.new_chat_id) from error
         except BadRequest as error:
+            if topic is not None and any(r in error.message.lower() for r in TOPIC_GONE):
+                raise TopicGone(topic, error.message) from error
             if any(reason in error.message.lower() for reason in GONE):
                 raise ChatGone(error.message) from error
             raise Rejected(error.message) from error

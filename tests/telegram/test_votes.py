@@ -74,7 +74,9 @@ async def test_members_vote_on_an_alert_and_the_buttons_count_them(world: World)
     assert (await edited(world, alert, like, ANN)).startswith("Your 👍 counted: ")
     await edited(world, alert, like, BEN)
     await edited(world, alert, dislike, CAT)
-    assert labels(now_reads(world, alert)) == [["📄 Abstract", "👍 2", "👎 1", "🔖 Save", "≈ More like this"]]
+    assert labels(now_reads(world, alert)) == [
+        ["📄 Abstract", "👍 2", "👎 1", "🔖 Save", "≈ More like this"]
+    ]
     asked = {c.params["user_id"] for c in world.server.calls_to("getChatMember")}
     assert asked == {str(ADMIN)}  # for the commands; a member's vote asks nobody's rank
 

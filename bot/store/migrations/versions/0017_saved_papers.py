@@ -2,16 +2,16 @@
 stored here (kept as text: its ranking model learns from them as from 👍), and each import's
 seeds and authors (the buttons under its reply follow them)
 
-Revision ID: 0018
-Revises: 0017
+Revision ID: 0017
+Revises: 0016
 """
 
 import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = "0018"
-down_revision = "0017"
+revision = "0017"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 

@@ -1,7 +1,7 @@
 """a group's votes: each member's 👍 (1) or 👎 (-1) per paper, by the member's Telegram user id
 (the group's rating in `feedback` is the sign of their sum)
 
-Revision ID: 0017
+Revision ID: 0016
 Revises: 0015
 """
 
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision = "0017"
+revision = "0016"
 down_revision = "0015"
 branch_labels = None
 depends_on = None
