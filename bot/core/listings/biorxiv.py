@@ -33,6 +33,12 @@ def _string(record: dict[str, Any], key: str) -> str:
     return printable(str(value)).strip() if isinstance(value, str | int) else ""
 
 
+def server_name(text: str) -> str | None:
+    """'biorxiv', 'bioRxiv' -> 'bioRxiv' (the API's docs write it in lower case, its answers
+    as the server writes itself); None for any other name."""
+    return {"biorxiv": "bioRxiv", "medrxiv": "medRxiv"}.get(text.strip().lower())
+
+
 _NOT_A_SLUG = re.compile(r"[^a-z]+")
 
 
@@ -87,7 +93,7 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
     version_text = _string(record, "version")
     version = int(version_text) if version_text.isdigit() and len(version_text) < 6 else None
     authors, more = parse_surname_first(_string(record, "authors").split(";"))
-    server = _string(record, "server") or "bioRxiv"
+    server = server_name(_string(record, "server")) or "bioRxiv"
     published = read_doi(_string(record, "published"))
     kept = category(server, _string(record, "category"))
     return Paper(
@@ -95,14 +101,15 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
         abstract=clean_text(_string(record, "abstract"), html_input=True, tex=False),
         source=source,
         version=version,
-        doi=doi,
+        doi=published,
+        preprint_doi=doi,
+        server=server,
         announce_type=announce_of_version(version),
         authors=authors,
         more_authors=more,
         categories=(kept,) if kept else (),
         announced=_announced(_string(record, "date")),
         link=f"https://doi.org/{doi}",
-        journal_ref=f"published: {published}" if published else None,
     )
 
 

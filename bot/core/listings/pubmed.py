@@ -16,7 +16,8 @@ from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from bot.core.authors import MAX_AUTHORS
 from bot.core.listings.base import ListingError, ParsedListing, read_doi
-from bot.core.paper import Paper
+from bot.core.listings.journals import server_named
+from bot.core.paper import Paper, is_preprint_doi
 from bot.core.text import fold_whitespace, printable, subscript, superscript
 
 FORMAT = "pubmed-xml"
@@ -153,6 +154,28 @@ def _doi(record: Element, article: Element) -> str | None:
     return None
 
 
+def _pmcid(record: Element) -> str | None:
+    """'PMC6450561' as ArticleIdList gives it (the list's own, not a cited reference's)."""
+    for found in record.iterfind("PubmedData/ArticleIdList/ArticleId[@IdType='pmc']"):
+        text = _text(found).upper()
+        if re.fullmatch(r"PMC\d{1,12}", text):
+            return text
+    return None
+
+
+def _journal(article: Element) -> str | None:
+    journal = article.find("Journal")
+    if journal is None:
+        return None
+    return _text(journal.find("Title")) or _text(journal.find("ISOAbbreviation")) or None
+
+
+def _mesh(citation: Element) -> tuple[str, ...]:
+    """The MeSH descriptors the record is indexed with, in the record's order."""
+    found = [_text(d) for d in citation.iterfind("MeshHeadingList/MeshHeading/DescriptorName")]
+    return tuple(dict.fromkeys(name for name in found if name))
+
+
 def _title(article: Element) -> str:
     """The title without the full stop MEDLINE ends every title with, as journals show it."""
     title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
@@ -171,11 +194,20 @@ def _paper(record: Element, source: str) -> Paper:
     if not title:
         raise ValueError(f"PMID {pmid}: no title")
     authors, more = _authors(article)
+    doi, journal = _doi(record, article), _journal(article)
+    preprint = is_preprint_doi(doi)  # PubMed indexes some bioRxiv and medRxiv preprints
+    server = server_named(journal) if preprint else None
     return Paper(
         title=title,
         abstract=_abstract(article),
         source=source,
-        doi=_doi(record, article),
+        doi=None if preprint else doi,
+        preprint_doi=doi if preprint else None,
+        server=server,
+        pmid=pmid,
+        pmcid=_pmcid(record),
+        journal=None if preprint else journal,
+        mesh=_mesh(citation),
         authors=authors,
         more_authors=more,
         announced=_date(article.find("ArticleDate"))
