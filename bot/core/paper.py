@@ -9,6 +9,9 @@ from enum import StrEnum
 
 from bot.core.text import fold_key
 
+# What `src:` names, in the order a paper's sources are listed.
+SOURCES = ("arxiv", "biorxiv", "medrxiv", "pubmed", "journal")
+
 
 class AnnounceType(StrEnum):
     NEW = "new"
@@ -129,7 +132,7 @@ class Paper:
         return f"https://doi.org/{self.doi}" if self.doi else None
 
     @property
-    def sources(self) -> tuple[str, ...]:
+    def sources(self) -> tuple[str, ...]:  # each one of SOURCES
         """Where the paper's records come from, as `src:` names them: arxiv, biorxiv, medrxiv,
         pubmed, journal (a journal version is known: its DOI or name)."""
         found = []

@@ -63,6 +63,39 @@ BIORXIV_SUBJECTS = frozenset(
         "zoology",
     )
 )  # fmt: skip
+# medRxiv's subject collections.
+MEDRXIV_SUBJECTS = frozenset(
+    (
+        "addiction medicine", "allergy and immunology", "anesthesia", "cardiovascular medicine",
+        "dentistry and oral medicine", "dermatology", "emergency medicine", "endocrinology",
+        "epidemiology", "forensic medicine", "gastroenterology", "genetic and genomic medicine",
+        "geriatric medicine", "health economics", "health informatics", "health policy",
+        "health systems and quality improvement", "hematology", "hiv aids",
+        "infectious diseases", "intensive care and critical care medicine", "medical education",
+        "medical ethics", "nephrology", "neurology", "nursing", "nutrition",
+        "obstetrics and gynecology", "occupational and environmental health", "oncology",
+        "ophthalmology", "orthopedics", "otolaryngology", "pain medicine", "palliative medicine",
+        "pathology", "pediatrics", "pharmacology and therapeutics", "primary care research",
+        "psychiatry and clinical psychology", "public and global health",
+        "radiology and imaging", "rehabilitation medicine and physical therapy",
+        "respiratory medicine", "rheumatology", "sexual and reproductive health",
+        "sports medicine", "surgery", "toxicology", "transplantation", "urology",
+    )
+)  # fmt: skip
+
+
+def subject_categories() -> dict[str, tuple[str, str]]:
+    """Every subject collection as a category: biorxiv.neuroscience -> (the same,
+    'bioRxiv: Neuroscience'), for `cat:` to know them as it knows arXiv's."""
+    found: dict[str, tuple[str, str]] = {}
+    for server, subjects in (("bioRxiv", BIORXIV_SUBJECTS), ("medRxiv", MEDRXIV_SUBJECTS)):
+        for subject in sorted(subjects):
+            code = category(server, subject)
+            if code:
+                found[code] = (code, f"{server}: {subject.capitalize()}")
+    return found
+
+
 _SUBJECT_FEED = re.compile(r"^bioRxiv Subject Collection:\s*(?P<subject>.+)$", re.I)
 
 
