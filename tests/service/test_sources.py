@@ -12,10 +12,13 @@ import pytest
 from bot.core.listings import parse_listing
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
+from bot.sender import Limits, Sender
 from bot.service import ingest
+from bot.service.delivery import DigestSent, Postman
 from bot.service.planning import Planner
 from bot.store import Database, chats, deliveries, filters, papers
 from tests.conftest import Clock
+from tests.transports import RecordingTransport
 
 CASES = Path(__file__).parent.parent / "data" / "sources"
 PREPRINT = CASES / "biorxiv_preprint.json"  # v1, no journal version yet
@@ -118,3 +121,50 @@ def test_a_journal_record_first_records_no_publication(database: Database, clock
     arrive(database, clock, PUBMED, PREPRINT)
     with database.session() as session:
         assert papers.papers_published_since(session, since=since) == []
+
+
+LISTINGS = CASES.parent / "listings"
+
+
+async def test_a_biologists_digest_brings_the_samples_papers_with_their_links(
+    database: Database, clock: Clock
+) -> None:
+    """A chat following a bioRxiv collection, a MeSH term and an author as PubMed writes the
+    name gets one digest of the real samples' papers, each linked where it lives."""
+    follows = ("cat:biorxiv.neuroscience", 'mesh:"Independent Living"', 'au:"Reeder B"')
+    with database.session() as session:
+        chats.register_chat(session, chat_id=1, kind="private", now=clock())
+        for source in follows:
+            filters.add_filter(session, chat_id=1, source=source, canonical=source, now=clock())
+    arrive(database, clock, LISTINGS / "biorxiv_api_details.json")
+    arrive(database, clock, LISTINGS / "pubmed_efetch_2019.xml")
+    Planner(FilterRules()).plan(database, now=clock())
+    transport = RecordingTransport()
+
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    sender = Sender(transport, Limits.off(), sleep=no_sleep, monotonic=lambda: 0.0)
+    postman = Postman(database, sender, clock=clock, rules=FilterRules())
+    with database.session() as session:
+        chat = chats.get_chat(session, chat_id=1)
+    assert chat is not None
+    sent = await postman.digest_now(chat)
+    text = "\n".join(transport.texts(1))
+    neuroscience = [
+        p for p in parse_listing(
+            (LISTINGS / "biorxiv_api_details.json").read_bytes(), source="b"
+        ).papers if "biorxiv.neuroscience" in p.categories
+    ]  # fmt: skip
+    pubmed = parse_listing((LISTINGS / "pubmed_efetch_2019.xml").read_bytes(), source="p").papers
+    living = [p for p in pubmed if "Independent Living" in p.mesh]
+    reeder = [p for p in pubmed if "Blaine Reeder" in p.authors]
+    expected = {p.link for p in (*neuroscience, *living, *reeder)}
+    assert neuroscience and living and reeder
+    assert isinstance(sent, DigestSent) and sent.papers == len(expected)
+    for link in expected:
+        assert f'href="{link}"' in text
+    assert "preprint (bioRxiv, v1)" in text
+    for paper in (*living, *reeder):
+        if paper.doi and paper.journal:
+            assert f'<a href="https://doi.org/{paper.doi}">' in text
