@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.highlight import highlights
 from bot.core.listings import parse_listing
 from bot.core.matcher import FilterIndex
 from bot.core.paper import Paper
@@ -89,3 +90,9 @@ def test_a_biorxiv_feed_of_one_subject_is_its_collection() -> None:
     assert matched("cat:biorxiv.neuroscience", papers) == [
         "biorxiv.neuroscience" in p.categories for p in papers
     ]
+
+
+def test_the_card_underlines_an_author_found_by_initials() -> None:
+    paper = record("pubmed_journal.xml")  # Adaeze N Okafor, Maja Lindqvist, Blaine Reeder
+    marks = highlights(parse_query('au:"Reeder B" OR au:"M Lindqvist"'), paper)
+    assert [(m.field, m.start) for m in marks] == [("author", 1), ("author", 2)]
