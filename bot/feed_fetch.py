@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from bot import __version__
+from bot.core.listings.biorxiv import is_paged_address, next_page
 from bot.service.feed_polling import FeedError
 from bot.service.ingest import MAX_BYTES, too_large
 
@@ -48,7 +49,9 @@ class FeedFetcher:
             raise FeedError(f"cannot fetch {url}: {error}") from None
         kept = {"ETag": "If-None-Match", "Last-Modified": "If-Modified-Since"}
         self.validators[url] = {
-            ask: response.headers[got] for got, ask in kept.items() if got in response.headers
+            ask: response.headers[got]
+            for got, ask in kept.items()
+            if got in response.headers and not _paged(url, content)
         }
         return content
 
@@ -68,6 +71,14 @@ class FeedFetcher:
                 raise FeedError(f"{url}: {too_large(size, self.max_bytes, at_least=True)}")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _paged(url: str, content: bytes) -> bool:
+    """Whether a page of a paged API answer has pages after it: such a page is fetched whole
+    at every poll, so that a poll that failed at a later page reads every page again from the
+    first (those read before are known by their content and skipped) rather than stopping at
+    a first page not modified."""
+    return is_paged_address(url) and next_page(url, content.decode("utf-8", "replace")) is not None
 
 
 UNPACKED = ("gzip", "deflate")  # the content codings a feed may come in

@@ -1,6 +1,8 @@
 """Feed polling, the feeds job: when each feed is due (its back-off after failures kept in the
 database, so that it outlives a restart), and what came of it. What a feed brings is ingested
-like a listing file (bot/service/ingest.py); fetching it over HTTP is bot/feed_fetch.py's."""
+like a listing file (bot/service/ingest.py); fetching it over HTTP is bot/feed_fetch.py's. A
+bioRxiv or medRxiv API address (`details/biorxiv/<interval>`) is read page after page to the
+end of its answer."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from bot.core.listings.biorxiv import is_paged_address, next_page
 from bot.core.secrets import masked_urls
 from bot.core.states import FileStatus
 from bot.service import Clock, utc_now
@@ -75,8 +78,54 @@ def _poll_feed(
         return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
     if data is None:
         return FileReport(shown, FileStatus.SKIPPED, error="not modified")
-    return ingest_bytes(
+    report = ingest_bytes(
         database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
+    )
+    page_url = url if is_paged_address(url) else ""
+    for _ in range(MAX_PAGES - 1 if page_url else 0):
+        page_url = next_page(page_url, data.decode("utf-8", "replace")) or ""
+        if not page_url or report.status == FileStatus.FAILED:
+            break
+        try:
+            data = fetch(page_url)
+        except FeedError as error:
+            return replace(report, status=FileStatus.FAILED, error=masked_urls(str(error)))
+        if data is None:
+            break  # only a last page is asked conditionally (bot/feed_fetch.py): none follow
+        page = ingest_bytes(
+            database,
+            data,
+            path=masked_urls(page_url),
+            file_date=now.date(),
+            now=now,
+            retry_failed=False,
+        )
+        report = _with_page(report, page)
+    return report
+
+
+# A paged API answer's pages read in one poll, at most: bioRxiv's are 100 records, so 100,000
+# papers, more than a server posts in a month; a cursor that never ends stops here.
+MAX_PAGES = 1000
+
+
+def _with_page(report: FileReport, page: FileReport) -> FileReport:
+    """One report for a feed's pages: their counts added, ingested if any page was, failed
+    (with the page's reason) if a page was."""
+    status = page.status if page.status == FileStatus.FAILED else report.status
+    if status == FileStatus.SKIPPED and page.status == FileStatus.INGESTED:
+        status = FileStatus.INGESTED
+    return replace(
+        report,
+        status=status,
+        format=report.format or page.format,
+        entries=report.entries + page.entries,
+        new=report.new + page.new,
+        duplicates=report.duplicates + page.duplicates,
+        error=page.error if page.status == FileStatus.FAILED else report.error,
+        announced=max(filter(None, (report.announced, page.announced)), default=None),
+        new_paper_ids=[*report.new_paper_ids, *page.new_paper_ids],
+        updated_paper_ids=[*report.updated_paper_ids, *page.updated_paper_ids],
     )
 
 

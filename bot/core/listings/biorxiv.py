@@ -177,3 +177,50 @@ def parse(text: str, *, source: str) -> ParsedListing:
         except ValueError as error:
             problems.append(f"record {number}: {error}")
     return ParsedListing(FORMAT, papers, problems)
+
+
+PAGE = 100  # records the API answers a request with, at most
+# .../details/<server>/<interval>[/<cursor>[/<format>]], the interval one segment (30d, 2 for
+# the latest two, a DOI's prefix is not one) or two dates.
+_DETAILS = re.compile(
+    r"^(?P<head>.*/details/(?:bio|med)rxiv/(?:\d{4}-\d{2}-\d{2}/\d{4}-\d{2}-\d{2}|\d+d?))"
+    r"(?:/(?P<cursor>\d{1,9}))?(?P<format>/json)?/?$",
+    re.I,
+)
+
+
+def _number(value: object) -> int | None:
+    text = str(value).strip() if isinstance(value, str | int) else ""
+    return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+def _split(url: str) -> tuple[str, str]:
+    """The address without its query and fragment, and them."""
+    end = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:end], url[end:]
+
+
+def is_paged_address(url: str) -> bool:
+    """Whether the address asks the API for `details` of an interval, which come in pages."""
+    return bool(_DETAILS.match(_split(url)[0]))
+
+
+def next_page(url: str, text: str) -> str | None:
+    """The address of the next page of a `details` answer paged by the API (100 records a
+    page: its header's cursor, count and total say whether more follow); None at the last
+    page, or for any other address or content."""
+    address, query = _split(url)
+    match = _DETAILS.match(address)
+    if not match or not looks_like(text):
+        return None
+    try:
+        messages = json.loads(text).get("messages")
+    except (ValueError, RecursionError, AttributeError):
+        return None
+    header = messages[0] if isinstance(messages, list) and messages else None
+    if not isinstance(header, dict):
+        return None
+    cursor, count, total = (_number(header.get(key)) for key in ("cursor", "count", "total"))
+    if cursor is None or not count or total is None or cursor + count >= total:
+        return None
+    return f"{match['head']}/{cursor + count}{match['format'] or ''}{query}"
