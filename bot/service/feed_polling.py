@@ -2,7 +2,8 @@
 database, so that it outlives a restart), and what came of it. What a feed brings is ingested
 like a listing file (bot/service/ingest.py); fetching it over HTTP is bot/feed_fetch.py's. A
 bioRxiv or medRxiv API address (`details/biorxiv/<interval>`) is read page after page to the
-end of its answer."""
+end of its answer; a PubMed esearch address is a saved search, whose new ids are fetched with
+efetch."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from bot.core.listings import pubmed
 from bot.core.listings.biorxiv import is_paged_address, next_page
 from bot.core.secrets import masked_urls
 from bot.core.states import FileStatus
 from bot.service import Clock, utc_now
 from bot.service.ingest import FileReport, IngestReport, ingest_bytes
-from bot.store import Database, feeds
+from bot.store import Database, feeds, papers
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,8 @@ def _poll_feed(
         return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
     if data is None:
         return FileReport(shown, FileStatus.SKIPPED, error="not modified")
+    if pubmed.is_esearch_address(url):
+        return _poll_search(database, url, data, fetch, now)
     report = ingest_bytes(
         database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
     )
@@ -101,6 +105,59 @@ def _poll_feed(
             retry_failed=False,
         )
         report = _with_page(report, page)
+    return report
+
+
+MAX_SEARCH_IDS = 10_000  # ids one poll of a saved PubMed search reads, at most (esearch's own)
+
+
+def _poll_search(
+    database: Database,
+    url: str,
+    data: bytes,
+    fetch: Callable[[str], bytes | None],
+    now: datetime,
+) -> FileReport:
+    """A saved PubMed search: its ids, page after page (esearch), then the records of those no
+    stored paper has, 200 a request (efetch), each answer ingested like a listing file."""
+    shown = masked_urls(url)
+    ids: list[str] = []
+    search_url: str | None = url
+    while search_url and len(ids) < MAX_SEARCH_IDS:
+        page = pubmed.search_page(data.decode("utf-8", "replace"))
+        if page is None:
+            error = "not an esearch answer (JSON or XML with a count and ids)"
+            return FileReport(shown, FileStatus.FAILED, error=error)
+        ids += [i for i in page.ids if i not in ids]
+        search_url = pubmed.next_search_page(search_url, page)
+        if search_url:
+            try:
+                data = fetch(search_url) or b""
+            except FeedError as error:
+                return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
+    with database.session() as session:
+        known = papers.known_pmids(session, pmids=ids)
+    wanted = [i for i in ids[:MAX_SEARCH_IDS] if i not in known]
+    report = FileReport(shown, FileStatus.SKIPPED, error=f"no new records ({len(ids)} found)")
+    for start in range(0, len(wanted), pubmed.EFETCH_BATCH):
+        records_url = pubmed.efetch_address(url, wanted[start : start + pubmed.EFETCH_BATCH])
+        try:
+            records = fetch(records_url)
+        except FeedError as error:
+            return replace(report, status=FileStatus.FAILED, error=masked_urls(str(error)))
+        if records is None:
+            continue
+        page_report = ingest_bytes(
+            database,
+            records,
+            path=f"{shown} (records {start + 1}-{start + pubmed.EFETCH_BATCH})",
+            file_date=now.date(),
+            now=now,
+            retry_failed=False,
+        )
+        report = _with_page(replace(report, error=None), page_report)
+        if report.status == FileStatus.FAILED:
+            break
     return report
 
 

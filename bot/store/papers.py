@@ -257,3 +257,13 @@ def papers_published_since(session: Session, *, since: datetime) -> list[tuple[i
     found = col(PaperTable.journal_found_at)
     statement = select(PaperTable).where(found >= since).order_by(col(PaperTable.id))
     return [(row.id, _to_paper(row)) for row in session.exec(statement) if row.id is not None]
+
+
+def known_pmids(session: Session, *, pmids: Sequence[str]) -> set[str]:
+    """Which of these PubMed ids a stored paper has."""
+    found: set[str] = set()
+    for start in range(0, len(pmids), _CHUNK):
+        chunk = list(pmids[start : start + _CHUNK])
+        rows = session.exec(select(PaperTable.pmid).where(col(PaperTable.pmid).in_(chunk)))
+        found.update(pmid for pmid in rows if pmid)
+    return found
