@@ -4,13 +4,16 @@ decides when each feed is polled; what it brings is ingested like a listing file
 from __future__ import annotations
 
 import logging
+import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import httpx
 
 from bot import __version__
+from bot.core.listings.biorxiv import is_paged_address, next_page
+from bot.core.listings.pubmed import is_esearch_address
 from bot.service.feed_polling import FeedError
 from bot.service.ingest import MAX_BYTES, too_large
 
@@ -27,9 +30,25 @@ class FeedFetcher:
     timeout: float = TIMEOUT_SECONDS
     validators: dict[str, dict[str, str]] = field(default_factory=dict)
     max_bytes: int = MAX_BYTES  # a bigger feed is refused, read no further than the limit
+    sleep: Callable[[float], None] = time.sleep
+    monotonic: Callable[[], float] = time.monotonic
+    _last_eutils: float | None = None  # when the last E-utilities request went
+
+    def _keep_rate(self, url: str) -> None:
+        """NCBI's E-utilities take 3 requests a second from a client, 10 with an API key:
+        a request to them waits until its turn."""
+        if "/entrez/eutils/" not in url:
+            return
+        interval = 1 / (10 if "api_key=" in url else 3)
+        if self._last_eutils is not None:
+            wait = self._last_eutils + interval - self.monotonic()
+            if wait > 0:
+                self.sleep(wait)
+        self._last_eutils = self.monotonic()
 
     def fetch(self, url: str) -> bytes | None:
         """The feed's content, or None when it has not changed since the last fetch."""
+        self._keep_rate(url)
         headers = {
             "User-Agent": f"paperbot/{__version__}",
             "Accept-Encoding": ", ".join(UNPACKED),  # what _read_within_limit unpacks itself
@@ -48,7 +67,9 @@ class FeedFetcher:
             raise FeedError(f"cannot fetch {url}: {error}") from None
         kept = {"ETag": "If-None-Match", "Last-Modified": "If-Modified-Since"}
         self.validators[url] = {
-            ask: response.headers[got] for got, ask in kept.items() if got in response.headers
+            ask: response.headers[got]
+            for got, ask in kept.items()
+            if got in response.headers and not _fetched_whole(url, content)
         }
         return content
 
@@ -68,6 +89,17 @@ class FeedFetcher:
                 raise FeedError(f"{url}: {too_large(size, self.max_bytes, at_least=True)}")
             chunks.append(chunk)
         return b"".join(chunks)
+
+
+def _fetched_whole(url: str, content: bytes) -> bool:
+    """Whether an answer is fetched whole at every poll, never asked conditionally: a page of
+    a paged API answer with pages after it, and a PubMed search, so that a poll that failed
+    at a later page or record request reads them all again (what was read before is known by
+    its content, or its ids, and skipped) rather than stopping at a first answer not
+    modified."""
+    if is_esearch_address(url):
+        return True
+    return is_paged_address(url) and next_page(url, content.decode("utf-8", "replace")) is not None
 
 
 UNPACKED = ("gzip", "deflate")  # the content codings a feed may come in

@@ -47,6 +47,15 @@ def paper_fields(paper: Paper) -> dict[str, object]:
     }
     if paper.journal_ref:
         fields["journal_ref"] = paper.journal_ref
+    extra = {
+        "preprint_doi": paper.preprint_doi,
+        "server": paper.server,
+        "pmid": paper.pmid,
+        "pmcid": paper.pmcid,
+        "journal": paper.journal,
+        "mesh": list(paper.mesh),
+    }
+    fields.update((name, value) for name, value in extra.items() if value)
     return fields
 
 

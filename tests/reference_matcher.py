@@ -17,6 +17,11 @@ def _field_token_lists(paper: Paper, fields: tuple[str, ...]) -> list[list]:
         lists.append(tokens(paper.abstract))
     if "author" in fields:
         lists.extend(tokens(name) for name in paper.authors)
+        # and each name with its given names as initials: Blaine Reeder as B Reeder
+        for name in paper.authors:
+            found = [token.folded for token in tokens(name)]
+            if any(len(word) > 1 for word in found[:-1]):
+                lists.append(tokens(" ".join([*(w[0] for w in found[:-1]), found[-1]])))
     return lists
 
 
@@ -27,6 +32,13 @@ def matches(node: Node, paper: Paper) -> bool:
         return any(matches(part, paper) for part in node.parts)
     if isinstance(node, Not):
         return not matches(node.part, paper)
+    if isinstance(node, Category) and node.is_named:
+        kind, name = node.value.split(":", 1)
+        if kind == "mesh":
+            return any(" ".join(t.term for t in tokens(term)) == name for term in paper.mesh)
+        if kind == "jr":
+            return " ".join(t.term for t in tokens(paper.journal or "")) == name
+        return name in paper.sources
     if isinstance(node, Category):
         for category in (fold_category(c) for c in paper.categories):
             if node.is_prefix and category.startswith(node.value):

@@ -265,6 +265,13 @@ def test_preview_json_shape_and_no_match(workdir: Path) -> None:
         "arxiv_id",
         "authors",
         "categories",
+        "sources",
+        "link",
+        "doi",
+        "preprint_doi",
+        "pmid",
+        "journal",
+        "mesh",
         "abstract",
         "highlights",
         "tldr",
@@ -274,6 +281,11 @@ def test_preview_json_shape_and_no_match(workdir: Path) -> None:
     assert author["field"] == "author" and "Hassani" in author["text"]
     cl = json.loads(paperbot(workdir, "preview", "cat:cs.CL", "seeds", "--json").stdout)
     assert [m["title"] for m in cl["matches"]] == ["Low-Bit N-Gram Embeddings for Language Models"]
+    data = Path(__file__).parent / "data" / "sources"
+    mesh = json.loads(paperbot(workdir, "preview", 'mesh:"Grid Cells"', str(data), "--json").stdout)
+    [grid] = mesh["matches"]  # the five records of tests/data/sources are one paper
+    assert grid["sources"] == ["arxiv", "biorxiv", "pubmed", "journal"]
+    assert (grid["pmid"], grid["doi"]) == ("41999001", "10.1038/s41593-026-01999-1")
     derived = json.loads(paperbot(workdir, "preview", "lapanda", "seeds", "--json").stdout)
     assert derived["matches"][0]["headline_derived"] is True
     assert {h["text"].lower() for h in derived["matches"][0]["highlights"]} == {"lapanda"}

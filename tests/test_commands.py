@@ -36,7 +36,8 @@ ELASTICKV = (
 TOPIC_TITLE = "Quantized cache and key value cache for memory footprint"  # 2607.00001's
 ADMINS_ONLY = "Only this group's administrators can change its filters and settings."
 UNKNOWN_FIELD = (
-    "That filter does not work: unknown field 'foo:'; use ti:, abs:, au: or cat: at 1.\n"
+    "That filter does not work: unknown field 'foo:'; "
+    "use ti:, abs:, au:, cat:, mesh:, jr: or src: at 1.\n"
     "<code>foo:bar\n^</code>\n/help shows the syntax with examples."
 )
 
@@ -516,7 +517,8 @@ async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
     text = "/import KV-cache\n\n# mine\nfoo:bar\nlooped\nmamba\ndiffusion"
     assert await say(runtime, text) == (
         "Imported 2 filters. 1 line you follow already. 2 lines not imported:\n"
-        "line 4: unknown field 'foo:'; use ti:, abs:, au: or cat: at 1: <code>foo:bar</code>\n"
+        "line 4: unknown field 'foo:'; use ti:, abs:, au:, cat:, mesh:, jr: or src: at 1: "
+        "<code>foo:bar</code>\n"
         "line 7: not added, this chat is at its limit of 3"
     )
     assert await say(runtime, "/import looped") == "Imported 0 filters. 1 line you follow already."

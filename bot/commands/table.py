@@ -30,6 +30,11 @@ SYNTAX = [
     "<code>ti:</code> title, <code>abs:</code> abstract, <code>au:</code> author, "
     '<code>cat:</code> category (<code>ti:"graph neural"</code>, <code>au:Hassani</code>, '
     "<code>cat:cs.*</code>)",
+    "<code>mesh:</code> a PubMed MeSH term, <code>jr:</code> a journal, <code>src:</code> a "
+    "source (arxiv, biorxiv, medrxiv, pubmed, journal)",
+    "For a biologist: <code>cat:biorxiv.neuroscience</code>, "
+    '<code>mesh:"CRISPR-Cas Systems" -src:arxiv</code>, <code>au:"Reeder B"</code> '
+    '(PubMed\'s way: finds Blaine Reeder and B. Reeder), <code>jr:"Nature Neuroscience"</code>',
     "Case, accents and plurals do not matter.",
 ]
 

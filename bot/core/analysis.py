@@ -132,5 +132,34 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def initials_form(name: str) -> str | None:
+    """'Blaine Reeder' -> 'B Reeder', 'Adaeze N. Okafor' -> 'A N Okafor': how PubMed and
+    bioRxiv write a name whose given names they cut to initials, so that au:"B Reeder" finds
+    the author however a source wrote them; None for a name already so written, or one word."""
+    found = words(name)
+    if len(found) < 2 or all(len(word) == 1 for word in found[:-1]):
+        return None
+    return " ".join([*(word[0] for word in found[:-1]), found[-1]])
+
+
+def surname_first(words_: list[str]) -> list[str] | None:
+    """PubMed's 'Reeder B', 'Jankowski CM' (a surname, then up to three capital initials) as
+    'B Reeder', 'C M Jankowski'; None for words in any other order."""
+    if len(words_) < 2:
+        return None
+    initials, surname = words_[-1], words_[:-1]
+    if not (initials.isupper() and initials.isalpha() and len(initials) <= 3):
+        return None
+    if any(word.isupper() for word in surname):
+        return None  # 'DNA MS', two capitalised words: not a name
+    return [*initials, *surname]
+
+
+def fold_name(name: str) -> str:
+    """A name matched whole (a MeSH term, a journal): its folded words, one space apart, so
+    'CRISPR-Cas Systems' and 'crispr cas system' meet."""
+    return sys.intern(" ".join(singular(fold_word(word)) for word in words(name)))
+
+
 def fold_category(category: str) -> str:
     return sys.intern(category.strip().casefold())

@@ -1,6 +1,7 @@
-"""arXiv's categories, to tell a `cat:` filter that names none (cat:cs.XY) from one that does,
-and to name the nearest real ones. The taxonomy is a text file of the package
-(bot/core/data/arxiv_categories.txt), handed in by the edge that reads it."""
+"""arXiv's categories and bioRxiv's and medRxiv's subject collections, to tell a `cat:` filter
+that names none (cat:cs.XY) from one that does, and to name the nearest real ones. arXiv's
+taxonomy is a text file of the package (bot/core/data/arxiv_categories.txt), handed in by the
+edge that reads it; the preprint servers' collections are few and fixed, kept in code."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import difflib
 from dataclasses import dataclass
 
 from bot.core.analysis import fold_category
+from bot.core.listings.biorxiv import subject_categories
 from bot.core.query import Category, Node, leaves
 
 NEAREST = 3  # categories named at most for one that does not exist
@@ -18,7 +20,11 @@ class Taxonomy:
     categories: dict[str, tuple[str, str]]  # folded code (cs.lg) -> (cs.LG, Machine Learning)
 
     def knows(self, category: Category) -> bool:
-        """cat:cs.LG, cat:hep-th, an archive (cat:cs, cat:cond-mat) or its subjects (cat:cs.*)."""
+        """cat:cs.LG, cat:hep-th, an archive (cat:cs, cat:cond-mat) or its subjects (cat:cs.*);
+        bioRxiv's and medRxiv's collections (cat:biorxiv.neuroscience, cat:medrxiv). A MeSH
+        term, journal or source is no category, and checked by the parser where it can be."""
+        if category.is_named:
+            return True
         value = category.value  # folded; 'cs.' for cat:cs.*
         if category.is_prefix:
             return any(code.startswith(value) for code in self.categories)
@@ -37,7 +43,7 @@ class Taxonomy:
 
 def read_taxonomy(text: str) -> Taxonomy:
     """The taxonomy file: 'cs.LG Machine Learning' a line; '#' lines are comments."""
-    categories = {}
+    categories = dict(subject_categories())
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
             code, _, name = line.strip().partition(" ")

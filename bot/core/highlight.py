@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from bot.core.analysis import Token, tokens
+from bot.core.analysis import Token, initials_form, tokens
 from bot.core.paper import Paper
 from bot.core.query import Category, Node, Phrase, PhrasePrefix, Prefix, Word, leaves
 
@@ -77,8 +77,9 @@ def highlights(
         found += [Highlight(field, start, end) for start, end in _merge(spans)]
     author_leaves = [leaf for leaf in marked if "author" in leaf.fields]
     for index, name in enumerate(paper.authors if author_leaves else ()):
-        analysed = analyse(name)
-        if any(occurs(leaf, name, analysed) for leaf in author_leaves):
+        # the name as written, or with initials as the matcher also reads it (au:"B Reeder")
+        forms = [name, *filter(None, [initials_form(name)])]
+        if any(occurs(leaf, form, analyse(form)) for form in forms for leaf in author_leaves):
             found.append(Highlight("author", index, index + 1))
     return found
 

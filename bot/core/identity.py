@@ -26,7 +26,9 @@ def _digest(key: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Identity:
     arxiv_id: str | None
-    doi: str | None
+    doi: str | None  # the journal version's
+    preprint_doi: str | None  # bioRxiv's or medRxiv's
+    pmid: str | None
     title_hash: str | None
     abstract_hash: str | None
 
@@ -37,35 +39,60 @@ class Identity:
         return cls(
             arxiv_id=paper.arxiv_id,
             doi=paper.doi,
+            preprint_doi=paper.preprint_doi,
+            pmid=paper.pmid,
             title_hash=_digest(title) if title else None,
             abstract_hash=_digest(abstract) if abstract else None,
         )
 
+    @property
+    def keys(self) -> tuple[str | None, ...]:
+        """The keys in the order they identify a paper: ids first, then text."""
+        return (
+            self.arxiv_id,
+            self.preprint_doi,
+            self.pmid,
+            self.doi,
+            self.title_hash,
+            self.abstract_hash,
+        )
+
     def conflicts_with(self, other: Identity) -> bool:
-        """Two entries with different ids (or, lacking ids, different DOIs) are different papers,
-        however alike their titles."""
-        if self.arxiv_id and other.arxiv_id:
-            return self.arxiv_id != other.arxiv_id
-        return bool(self.doi and other.doi and self.doi != other.doi)
+        """Two entries with different ids of one kind are different papers, however alike
+        their titles; the first kind of id both have decides (the same arXiv id is the same
+        paper even where a DOI was mistyped). A preprint's DOI and a journal's DOI are kinds
+        apart: a bioRxiv preprint and its journal version meet through `published`, PubMed's
+        ids or their title."""
+        for mine, theirs in (
+            (self.arxiv_id, other.arxiv_id),
+            (self.preprint_doi, other.preprint_doi),
+            (self.pmid, other.pmid),
+            (self.doi, other.doi),
+        ):
+            if mine and theirs:
+                return mine != theirs
+        return False
+
+
+_KINDS = 6  # of Identity.keys
+_ABSTRACT = _KINDS - 1
 
 
 class IdentityIndex(Generic[Ref]):
     """Finds the known paper an incoming entry is, in the order DESIGN section 2 fixes."""
 
     def __init__(self) -> None:
-        self._by_key: tuple[dict[str, tuple[Identity, Ref]], ...] = ({}, {}, {}, {})
+        self._by_key: tuple[dict[str, tuple[Identity, Ref]], ...] = tuple({} for _ in range(_KINDS))
 
     def add(self, identity: Identity, ref: Ref) -> None:
-        keys = (identity.arxiv_id, identity.doi, identity.title_hash, identity.abstract_hash)
-        for table, key in zip(self._by_key, keys, strict=True):
+        for table, key in zip(self._by_key, identity.keys, strict=True):
             if key:
                 table[key] = (identity, ref)
 
     def find(self, identity: Identity) -> Ref | None:
-        keys = (identity.arxiv_id, identity.doi, identity.title_hash, identity.abstract_hash)
-        for table, key in zip(self._by_key, keys, strict=True):
+        for kind, (table, key) in enumerate(zip(self._by_key, identity.keys, strict=True)):
             if key and (hit := table.get(key)) and not hit[0].conflicts_with(identity):
-                if table is self._by_key[3] and hit[0].title_hash and identity.title_hash:
+                if kind == _ABSTRACT and hit[0].title_hash and identity.title_hash:
                     continue  # two titled entries with different titles are different papers
                 return hit[1]
         return None
@@ -94,10 +121,24 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
         link=f"https://arxiv.org/abs/{arxiv_id}" if arxiv_id else base.link or extra.link,
         journal_ref=base.journal_ref or extra.journal_ref,
         comments=base.comments or extra.comments,
+        preprint_doi=base.preprint_doi or extra.preprint_doi,
+        server=base.server if base.preprint_doi or not extra.preprint_doi else extra.server,
+        pmid=base.pmid or extra.pmid,
+        pmcid=base.pmcid or extra.pmcid,
+        journal=base.journal or extra.journal,
+        mesh=base.mesh or extra.mesh,
         source=stored.source,
         announce_type=incoming.announce_type if newer else stored.announce_type,
     )
     return merged, newer
+
+
+def gains_journal_version(before: Paper, after: Paper) -> bool:
+    """Whether a preprint (arXiv's, bioRxiv's, medRxiv's) without a known journal version now
+    has one: the journal's DOI, its name or a PubMed record."""
+    preprint = bool(before.arxiv_id or before.preprint_doi)
+    known = bool(before.doi or before.journal or before.pmid)
+    return preprint and not known and bool(after.doi or after.journal or after.pmid)
 
 
 @dataclass
@@ -108,6 +149,7 @@ class Entry:
     paper_id: int | None = None
     changed: bool = False  # a stored paper gained something from a duplicate
     newer: bool = False  # ... and that something was a newer version
+    published: bool = False  # ... or its journal version (it was a preprint without one)
 
 
 class PaperSet:
@@ -134,6 +176,7 @@ class PaperSet:
         merged, newer = merge(entry.paper, paper)
         entry.changed |= merged != entry.paper
         entry.newer |= newer
+        entry.published |= gains_journal_version(entry.paper, merged)
         entry.paper = merged
         self._index.add(Identity.of(merged), entry)  # keys the merge added now find it too
 

@@ -9,6 +9,9 @@ from enum import StrEnum
 
 from bot.core.text import fold_key
 
+# What `src:` names, in the order a paper's sources are listed.
+SOURCES = ("arxiv", "biorxiv", "medrxiv", "pubmed", "journal")
+
 
 class AnnounceType(StrEnum):
     NEW = "new"
@@ -98,6 +101,14 @@ class Paper:
     link: str | None = None
     journal_ref: str | None = None
     comments: str | None = None
+    # Ids of the paper's other records: `doi` is the journal version's (arXiv's DOI field, a
+    # journal's feed, PubMed, bioRxiv's `published`), `preprint_doi` the bioRxiv or medRxiv one.
+    preprint_doi: str | None = None
+    server: str | None = None  # the preprint's server as it writes itself: bioRxiv, medRxiv
+    pmid: str | None = None
+    pmcid: str | None = None
+    journal: str | None = None  # the journal's name: Nature, Cell reports
+    mesh: tuple[str, ...] = ()  # PubMed's MeSH descriptors: CRISPR-Cas Systems
     title_key: str = field(init=False, default="")
     abstract_key: str = field(init=False, default="")
 
@@ -114,6 +125,26 @@ class Paper:
         if self.arxiv_id:
             return f"https://arxiv.org/abs/{self.arxiv_id}"
         return self.link
+
+    @property
+    def doi_url(self) -> str | None:
+        """The journal version's DOI link."""
+        return f"https://doi.org/{self.doi}" if self.doi else None
+
+    @property
+    def sources(self) -> tuple[str, ...]:  # each one of SOURCES
+        """Where the paper's records come from, as `src:` names them: arxiv, biorxiv, medrxiv,
+        pubmed, journal (a journal version is known: its DOI or name)."""
+        found = []
+        if self.arxiv_id:
+            found.append("arxiv")
+        if self.preprint_doi or self.server:
+            found.append((self.server or "biorxiv").lower())
+        if self.pmid:
+            found.append("pubmed")
+        if self.journal or self.doi:
+            found.append("journal")
+        return tuple(found)
 
     @property
     def pdf_url(self) -> str | None:
@@ -144,6 +175,17 @@ def normalise_doi(doi: str | None) -> str | None:
         if doi.startswith(prefix):
             doi = doi[len(prefix) :]
     return doi or None
+
+
+# bioRxiv's and medRxiv's own DOIs: 10.1101/286609, 10.1101/2020.03.01.123456 and, since
+# 2025, 10.64898/2026.07.13.738145. Cold Spring Harbor's journals share the 10.1101 prefix
+# (10.1101/gr.123.1, Genome Research), with letters in their suffix.
+_PREPRINT_DOI = re.compile(r"^10\.(?:1101|64898)/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,}$")
+
+
+def is_preprint_doi(doi: str | None) -> bool:
+    """Whether a (normalised) DOI is a bioRxiv or medRxiv preprint's."""
+    return bool(doi and _PREPRINT_DOI.match(doi))
 
 
 def keep_categories(terms: list[str]) -> tuple[str, ...]:

@@ -7,7 +7,10 @@
     a OR b, a | b           either
     -term, NOT term         without it
     ( ... )                 grouping
-    ti: abs: au: cat:       title, abstract, author, category (cat:cs.LG, cat:cs.*)
+    ti: abs: au: cat:       title, abstract, author, category (cat:cs.LG, cat:cs.*,
+                            cat:biorxiv.neuroscience)
+    mesh: jr: src:          a MeSH term, a journal, a source (mesh:"CRISPR-Cas Systems",
+                            jr:"Nature Neuroscience", src:pubmed)
 
 `parse_query` gives a tree whose nodes keep their position in the source; `canonical` shows a
 person how the filter was understood. User text is never compiled into a regular expression.
@@ -19,11 +22,22 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.core.analysis import fold_category, fold_word, singular
+from bot.core.analysis import fold_category, fold_name, fold_word, singular, surname_first
 from bot.core.analysis import words as analysis_words
-from bot.core.paper import read_arxiv_id
+from bot.core.paper import SOURCES, read_arxiv_id
 
-FIELDS = {"ti": "title", "abs": "abstract", "au": "author", "cat": "category"}
+FIELDS = {
+    "ti": "title",
+    "abs": "abstract",
+    "au": "author",
+    "cat": "category",
+    "mesh": "mesh",
+    "jr": "journal",
+    "src": "source",
+}
+# Fields matched like a category, as keys of their own kind ("mesh:grid cell"): a name whole,
+# never a word of it, so jr:nature is Nature and not Nature Neuroscience.
+NAMED_FIELDS = {"mesh": "mesh", "journal": "jr", "source": "src"}
 TEXT_FIELDS = ("title", "abstract")
 
 
@@ -92,9 +106,17 @@ class PhrasePrefix:
 
 @dataclass(frozen=True)
 class Category:
-    value: str  # folded: cs.lg, or cs. for cat:cs.* / cat:cs
+    """A category (cs.lg, or cs. for cat:cs.* / cat:cs), or a name of a kind of its own, its
+    key written kind:name (mesh:crispr cas systems, jr:nature, src:pubmed)."""
+
+    value: str  # folded
     is_prefix: bool
     position: int
+
+    @property
+    def is_named(self) -> bool:
+        """A MeSH term, journal or source rather than a category."""
+        return ":" in self.value
 
 
 @dataclass(frozen=True)
@@ -172,7 +194,9 @@ def _lex_word(source: str, start: int, lexemes: list[_Lexeme]) -> int:
         name = field_match.group(1).lower()
         if name not in FIELDS:
             raise InvalidQuery(
-                f"unknown field '{field_match.group(1)}:'; use ti:, abs:, au: or cat:", start
+                f"unknown field '{field_match.group(1)}:'; "
+                "use ti:, abs:, au:, cat:, mesh:, jr: or src:",
+                start,
             )
         field = FIELDS[name]
         after = field_match.end()
@@ -276,6 +300,8 @@ def _leaf(lexeme: _Lexeme) -> Leaf:
     position = lexeme.position
     if lexeme.field == "category":
         return _category(lexeme.text, position)
+    if lexeme.field in NAMED_FIELDS:
+        return _named(NAMED_FIELDS[lexeme.field], lexeme.text, position)
     fields = (lexeme.field,) if lexeme.field else TEXT_FIELDS
     text = lexeme.text
     if lexeme.kind == "TERM" and text.endswith("*"):
@@ -286,6 +312,8 @@ def _leaf(lexeme: _Lexeme) -> Leaf:
     if not words:
         what = "empty phrase" if lexeme.kind == "PHRASE" else f"nothing to search for in '{text}'"
         raise InvalidQuery(what, position)
+    if fields == ("author",) and (reordered := surname_first(words)):
+        words = reordered  # au:"Reeder B", as PubMed writes names, is au:"B Reeder"
     shown = " ".join(fold_word(w) for w in words)
     if len(words) == 1:
         return Word(singular(fold_word(words[0])), fields, position, shown)
@@ -315,6 +343,19 @@ def _category(text: str, position: int) -> Category:
     if value.endswith("*"):
         return Category(value.rstrip("*").rstrip(".") + ".", True, position)
     return Category(value, False, position)
+
+
+def _named(kind: str, text: str, position: int) -> Category:
+    """mesh:"CRISPR-Cas Systems" -> mesh:crispr cas systems; src: one of the sources."""
+    name = fold_name(text)
+    if not name:
+        raise InvalidQuery(f"'{kind}:' needs a name, like {_EXAMPLES[kind]}", position)
+    if kind == "src" and name not in SOURCES:
+        raise InvalidQuery(f"'{text}' is no source; use src: with {', '.join(SOURCES)}", position)
+    return Category(f"{kind}:{name}", False, position)
+
+
+_EXAMPLES = {"mesh": 'mesh:"Grid Cells"', "jr": 'jr:"Nature Neuroscience"', "src": "src:pubmed"}
 
 
 def _has_positive(node: Node) -> bool:
@@ -367,6 +408,9 @@ def canonical(node: Node) -> str:
         return _FIELD_PREFIX[node.fields] + node.prefix + "*"
     if isinstance(node, PhrasePrefix):
         return _FIELD_PREFIX[node.fields] + '"' + node.shown + '*"'
+    if isinstance(node, Category) and node.is_named:
+        kind, name = node.value.split(":", 1)
+        return f"{kind}:{name}" if " " not in name else f'{kind}:"{name}"'
     if isinstance(node, Category):
         return "cat:" + (node.value + "*" if node.is_prefix else node.value)
     if isinstance(node, Not):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.core.chat import DIGEST_ABSTRACTS
 from bot.core.highlight import Highlight
 from bot.core.paper import AnnounceType, Paper
-from bot.core.summary import shorten, tldr
+from bot.core.summary import sections, shorten, tldr
 
 MESSAGE_LIMIT = 4096
 AUTHORS_SHOWN = 3
@@ -33,6 +33,7 @@ WHY_SHOWN = 200  # characters of the terms a ranked paper was ranked up for
 LINK_MAX = 2000  # a longer address is not linked
 UNTITLED = "(untitled)"  # a title with nothing to show (a message must show something)
 ADDRESS_SHOWN = 80  # characters of an address shown as a link's text
+JOURNAL_SHOWN = 80  # characters of a journal's name
 _DERIVED = " <i>(headline derived from the abstract)</i>"  # after a title made from the abstract
 
 
@@ -115,6 +116,22 @@ def _marked(text: str, marks: Sequence[Highlight], field: str, limit: int | None
     return "".join(out) + ("…" if end < len(text) else "")
 
 
+def _quote(paper: Paper, marks: Sequence[Highlight], limit: int | None) -> str:
+    """The abstract in an expandable quote; a structured abstract's sections each on a line of
+    their own, under their label in bold ("<b>Results:</b> ...")."""
+    quoted = _marked(paper.abstract, marks, "abstract", limit)
+    at = 0
+    for number, (label, _) in enumerate(sections(paper.abstract)):
+        written = ("" if number == 0 else " ") + escape(label) + ": "
+        start = quoted.find(written, at)
+        if start < 0 or (number == 0 and start != 0):
+            break  # cut off before it, or a match marked inside it: shown as written
+        bold = ("\n" if number else "") + f"<b>{escape(label)}:</b> "
+        quoted = quoted[:start] + bold + quoted[start + len(written) :]
+        at = start + len(bold)
+    return f"<blockquote expandable>{quoted}</blockquote>"
+
+
 def _date(paper: Paper) -> str:
     return paper.announced.strftime("%-d %b %Y") if paper.announced else ""
 
@@ -155,12 +172,37 @@ def _title(item: Item) -> str:
 
 def _details(item: Item, authors: int) -> list[str]:
     """The line under a title, as escaped HTML: authors (the matched ones marked), categories,
-    "cross-list", the announcement's date."""
+    "cross-list", where it is published, the announcement's date."""
     paper = item.paper
     marked = [i for m in item.marks if m.field == "author" for i in range(m.start, m.end)]
     categories = " ".join(shorten(c, CATEGORY_SHOWN) for c in paper.categories[:3])
     cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
-    return [short_authors(paper, authors, marked), escape(categories), cross, _date(paper)]
+    return [
+        short_authors(paper, authors, marked),
+        escape(categories),
+        cross,
+        published(paper),
+        _date(paper),
+    ]
+
+
+def published(paper: Paper) -> str:
+    """Where the paper is, as escaped HTML: "preprint (bioRxiv, v2)" for a preprint of a
+    server, its journal linked to the journal version's DOI (the DOI itself without a
+    journal's name), "published in" the journal for a preprint that has one; "" for an arXiv
+    paper without a journal's name, whose links say it all."""
+    parts = []
+    doi_url = paper.doi_url if paper.doi_url and len(paper.doi_url) <= LINK_MAX else None
+    name = fit(paper.journal, JOURNAL_SHOWN) if paper.journal else ""
+    if not name and doi_url and not paper.arxiv_id:
+        name = "doi:" + fit(paper.doi or "", ADDRESS_SHOWN)
+    if paper.server:
+        version = f", v{paper.version}" if paper.version and paper.version < 10_000 else ""
+        parts.append(f"preprint ({escape(shorten(paper.server, NAME_SHOWN))}{version})")
+    if name:
+        linked = f'<a href="{html.escape(doi_url)}">{name}</a>' if doi_url else name
+        parts.append(f"published in {linked}" if parts or paper.arxiv_id else linked)
+    return " · ".join(parts)
 
 
 def render_paper(
@@ -183,8 +225,7 @@ def render_paper(
     lines.append("  ·  ".join(w for w in [_filters_line(item.filters), *_links(paper)] if w))
     # a replacement listed without its abstract, or no room left for it: no empty quote
     if paper.abstract and abstract_limit != 0:
-        abstract = _marked(paper.abstract, item.marks, "abstract", abstract_limit)
-        lines.append(f"<blockquote expandable>{abstract}</blockquote>")
+        lines.append(_quote(paper, item.marks, abstract_limit))
     return "\n".join(line for line in lines if line)
 
 
@@ -289,7 +330,7 @@ def render_entry(
     if number is not None:
         title = f"{number}. {title}"
     details = _details(item, ENTRY_AUTHORS)
-    details = [details[0], details[2]]  # authors and cross-list: the date is the digest's
+    details = details[0:1] + details[2:4]  # authors, cross-list, journal: the date is the digest's
     lines = [f"<b>{title}</b>" + (_DERIVED if paper.title_derived else "")]
     lines.append(" · ".join(d for d in details if d))
     summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
@@ -305,8 +346,7 @@ def render_entry(
         return text
     limit = len(paper.abstract)
     while limit > 0:  # the quote shortened until the entry fits its message
-        quote = _marked(paper.abstract, item.marks, "abstract", limit)
-        entry = f"{text}\n<blockquote expandable>{quote}</blockquote>"
+        entry = f"{text}\n{_quote(paper, item.marks, limit)}"
         if size(entry) <= budget:
             return entry
         limit = max(limit - (size(entry) - budget) - 20, 0)

@@ -1,4 +1,5 @@
-"""Short texts derived from an abstract: the headline of an untitled entry."""
+"""Short texts derived from an abstract: the headline of an untitled entry, the TL;DR, and the
+sections of a structured abstract ("Background: ... Results: ... Conclusions: ...")."""
 
 from __future__ import annotations
 
@@ -276,13 +277,73 @@ def _result(parts: list[str]) -> str | None:
     return None
 
 
+# A structured abstract's label, as PubMed's parser and the journals write it: a capitalised
+# phrase of a few words and a colon, opening the abstract or a sentence ("Methods and
+# procedures: ", "Clinical trial registration ID: ").
+_LABEL = re.compile(
+    r"(?:^|(?<=[.!?)\]] ))(?P<label>[A-Z][A-Za-z]+(?:(?: |, | & | and |/|-)[A-Za-z]+){0,4}): "
+)
+_CONCLUSIONS = re.compile(r"conclu|interpretation|significance|implication|discussion", re.I)
+_RESULTS = re.compile(r"result|finding", re.I)
+
+
+# A label names a section: one of its words is one of these ("Primary objective", "Main
+# outcome and results"), so "We ask one thing: why?" is no label.
+_SECTION_WORDS = frozenset(
+    (
+        "aim", "availability", "background", "case", "conclusion", "context", "contact",
+        "database", "design", "discussion", "evidence", "exposure", "finding", "funding",
+        "hypothesis", "implementation", "implication", "importance", "interpretation",
+        "intervention", "introduction", "limitation", "material", "measure", "measurement",
+        "method", "methodology", "motivation", "objective", "observation", "outcome",
+        "participant", "patient", "presentation", "purpose", "rationale", "registration",
+        "relevance", "result", "review", "setting", "significance", "subject", "summary",
+        "trial",
+    )
+)  # fmt: skip
+
+
+def _names_a_section(label: str) -> bool:
+    return any(word.lower().removesuffix("s") in _SECTION_WORDS for word in label.split())
+
+
+def sections(abstract: str) -> list[tuple[str, str]]:
+    """A structured abstract's sections as (label, text); [] for an abstract that is not one (it
+    must open with a label and have another: one colon early in a plain abstract is no label)."""
+    found = [m for m in _LABEL.finditer(abstract) if _names_a_section(m["label"])]
+    if len(found) < 2 or found[0].start() != 0:
+        return []
+    ends = [match.start() for match in found[1:]] + [len(abstract)]
+    return [
+        (match["label"], abstract[match.end() : end].strip())
+        for match, end in zip(found, ends, strict=True)
+    ]
+
+
+def _structured_tldr(parts: list[tuple[str, str]], limit: int) -> str:
+    """What a structured abstract concludes, with a result in numbers when both fit; without a
+    Conclusions section, its Results; "" without either."""
+    concluded = next((text for label, text in parts if _CONCLUSIONS.search(label) and text), "")
+    found = next((text for label, text in parts if _RESULTS.search(label) and text), "")
+    if not concluded:
+        return cut(found, limit, TLDR_MAX) if found else ""
+    summary = cut(concluded, limit, TLDR_MAX)
+    result = _result(sentences(found)) if found else None
+    if result and not summary.endswith("…") and len(summary) + 1 + len(result) <= limit:
+        return f"{summary} {result}"
+    return summary
+
+
 @functools.lru_cache(maxsize=2048)  # one paper goes to many chats
 def tldr(abstract: str, title: str | None = None, limit: int = TLDR_MAX) -> str:
-    """One or two sentences of the abstract worth reading first: the sentence that states the
-    contribution (after the one before it when it points back to it, 'this empty quadrant'; the
-    next one too when it is thin), plus the first later sentence with a result in numbers when
-    they fit within `limit` characters. A contribution too long for `limit` is cut where a
-    statement ends, with '…', or kept whole up to TLDR_MAX (bot/core/clauses.py)."""
+    """One or two sentences of the abstract worth reading first: a structured abstract's
+    conclusions (and a result in numbers); else the sentence that states the contribution
+    (after the one before it when it points back to it, 'this empty quadrant'; the next one
+    too when it is thin), plus the first later sentence with a result in numbers when they fit
+    within `limit` characters. A contribution too long for `limit` is cut where a statement
+    ends, with '…', or kept whole up to TLDR_MAX (bot/core/clauses.py)."""
+    if (structured := sections(abstract)) and (found := _structured_tldr(structured, limit)):
+        return found
     parts = sentences(abstract)
     if not parts:
         return ""

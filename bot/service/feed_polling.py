@@ -1,6 +1,9 @@
 """Feed polling, the feeds job: when each feed is due (its back-off after failures kept in the
 database, so that it outlives a restart), and what came of it. What a feed brings is ingested
-like a listing file (bot/service/ingest.py); fetching it over HTTP is bot/feed_fetch.py's."""
+like a listing file (bot/service/ingest.py); fetching it over HTTP is bot/feed_fetch.py's. A
+bioRxiv or medRxiv API address (`details/biorxiv/<interval>`) is read page after page to the
+end of its answer; a PubMed esearch address is a saved search, whose new ids are fetched with
+efetch."""
 
 from __future__ import annotations
 
@@ -9,11 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from bot.core.listings import pubmed
+from bot.core.listings.biorxiv import is_paged_address, next_page
 from bot.core.secrets import masked_urls
 from bot.core.states import FileStatus
 from bot.service import Clock, utc_now
 from bot.service.ingest import FileReport, IngestReport, ingest_bytes
-from bot.store import Database, feeds
+from bot.store import Database, feeds, papers
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +80,109 @@ def _poll_feed(
         return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
     if data is None:
         return FileReport(shown, FileStatus.SKIPPED, error="not modified")
-    return ingest_bytes(
+    if pubmed.is_esearch_address(url):
+        return _poll_search(database, url, data, fetch, now)
+    report = ingest_bytes(
         database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
+    )
+    page_url = url if is_paged_address(url) else ""
+    for _ in range(MAX_PAGES - 1 if page_url else 0):
+        page_url = next_page(page_url, data.decode("utf-8", "replace")) or ""
+        if not page_url or report.status == FileStatus.FAILED:
+            break
+        try:
+            data = fetch(page_url)
+        except FeedError as error:
+            return replace(report, status=FileStatus.FAILED, error=masked_urls(str(error)))
+        if data is None:
+            break  # only a last page is asked conditionally (bot/feed_fetch.py): none follow
+        page = ingest_bytes(
+            database,
+            data,
+            path=masked_urls(page_url),
+            file_date=now.date(),
+            now=now,
+            retry_failed=False,
+        )
+        report = _with_page(report, page)
+    return report
+
+
+MAX_SEARCH_IDS = 10_000  # ids one poll of a saved PubMed search reads, at most (esearch's own)
+
+
+def _poll_search(
+    database: Database,
+    url: str,
+    data: bytes,
+    fetch: Callable[[str], bytes | None],
+    now: datetime,
+) -> FileReport:
+    """A saved PubMed search: its ids, page after page (esearch), then the records of those no
+    stored paper has, 200 a request (efetch), each answer ingested like a listing file."""
+    shown = masked_urls(url)
+    ids: list[str] = []
+    search_url: str | None = url
+    while search_url and len(ids) < MAX_SEARCH_IDS:
+        page = pubmed.search_page(data.decode("utf-8", "replace"))
+        if page is None:
+            error = "not an esearch answer (JSON or XML with a count and ids)"
+            return FileReport(shown, FileStatus.FAILED, error=error)
+        ids += [i for i in page.ids if i not in ids]
+        search_url = pubmed.next_search_page(search_url, page)
+        if search_url:
+            try:
+                data = fetch(search_url) or b""
+            except FeedError as error:
+                return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
+    with database.session() as session:
+        known = papers.known_pmids(session, pmids=ids)
+    wanted = [i for i in ids[:MAX_SEARCH_IDS] if i not in known]
+    report = FileReport(shown, FileStatus.SKIPPED, error=f"no new records ({len(ids)} found)")
+    for start in range(0, len(wanted), pubmed.EFETCH_BATCH):
+        records_url = pubmed.efetch_address(url, wanted[start : start + pubmed.EFETCH_BATCH])
+        try:
+            records = fetch(records_url)
+        except FeedError as error:
+            return replace(report, status=FileStatus.FAILED, error=masked_urls(str(error)))
+        if records is None:
+            continue
+        page_report = ingest_bytes(
+            database,
+            records,
+            path=f"{shown} (records {start + 1}-{start + pubmed.EFETCH_BATCH})",
+            file_date=now.date(),
+            now=now,
+            retry_failed=False,
+        )
+        report = _with_page(replace(report, error=None), page_report)
+        if report.status == FileStatus.FAILED:
+            break
+    return report
+
+
+# A paged API answer's pages read in one poll, at most: bioRxiv's are 100 records, so 100,000
+# papers, more than a server posts in a month; a cursor that never ends stops here.
+MAX_PAGES = 1000
+
+
+def _with_page(report: FileReport, page: FileReport) -> FileReport:
+    """One report for a feed's pages: their counts added, ingested if any page was, failed
+    (with the page's reason) if a page was."""
+    status = page.status if page.status == FileStatus.FAILED else report.status
+    if status == FileStatus.SKIPPED and page.status == FileStatus.INGESTED:
+        status = FileStatus.INGESTED
+    return replace(
+        report,
+        status=status,
+        format=report.format or page.format,
+        entries=report.entries + page.entries,
+        new=report.new + page.new,
+        duplicates=report.duplicates + page.duplicates,
+        error=page.error if page.status == FileStatus.FAILED else report.error,
+        announced=max(filter(None, (report.announced, page.announced)), default=None),
+        new_paper_ids=[*report.new_paper_ids, *page.new_paper_ids],
+        updated_paper_ids=[*report.updated_paper_ids, *page.updated_paper_ids],
     )
 
 

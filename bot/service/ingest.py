@@ -119,7 +119,12 @@ def store_papers(
     for entry in distinct.entries:
         if entry.paper_id is not None and entry.changed:
             papers.update_paper(
-                session, paper_id=entry.paper_id, paper=entry.paper, now=now, newer=entry.newer
+                session,
+                paper_id=entry.paper_id,
+                paper=entry.paper,
+                now=now,
+                newer=entry.newer,
+                published=entry.published,
             )
             if entry.newer:
                 updated_ids.append(entry.paper_id)

@@ -40,6 +40,13 @@ class Preview:
                     "arxiv_id": paper.arxiv_id,
                     "authors": list(paper.authors),
                     "categories": list(paper.categories),
+                    "sources": list(paper.sources),
+                    "link": paper.abs_url,
+                    "doi": paper.doi,
+                    "preprint_doi": paper.preprint_doi,
+                    "pmid": paper.pmid,
+                    "journal": paper.journal,
+                    "mesh": list(paper.mesh),
                     "abstract": paper.abstract,
                     "tldr": tldr(paper.abstract, paper.title),
                     "highlights": [

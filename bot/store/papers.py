@@ -32,6 +32,12 @@ def _to_paper(row: PaperTable) -> Paper:
         link=row.link,
         journal_ref=row.journal_ref,
         comments=row.comments,
+        preprint_doi=row.preprint_doi,
+        server=row.server,
+        pmid=row.pmid,
+        pmcid=row.pmcid,
+        journal=row.journal,
+        mesh=tuple(row.mesh),
     )
 
 
@@ -55,6 +61,12 @@ def _columns(paper: Paper) -> dict[str, object]:
         "journal_ref": paper.journal_ref,
         "comments": paper.comments,
         "source": paper.source,
+        "preprint_doi": paper.preprint_doi,
+        "server": paper.server,
+        "pmid": paper.pmid,
+        "pmcid": paper.pmcid,
+        "journal": paper.journal,
+        "mesh": list(paper.mesh),
     }
 
 
@@ -63,11 +75,9 @@ def find_known_papers(
 ) -> list[tuple[int, Paper]]:
     """Stored papers sharing any identity key with the given entries (candidates, not verdicts)."""
     found: dict[int, Paper] = {}
-    columns = (PaperTable.arxiv_id, PaperTable.doi, PaperTable.title_hash, PaperTable.abstract_hash)
-    keys = [
-        sorted({getattr(i, name) for i in identities} - {None})
-        for name in ("arxiv_id", "doi", "title_hash", "abstract_hash")
-    ]
+    names = ("arxiv_id", "preprint_doi", "pmid", "doi", "title_hash", "abstract_hash")
+    columns = [getattr(PaperTable, name) for name in names]
+    keys = [sorted({getattr(i, name) for i in identities} - {None}) for name in names]
     for column, values in zip(columns, keys, strict=True):
         for start in range(0, len(values), _CHUNK):
             chunk = values[start : start + _CHUNK]
@@ -88,11 +98,20 @@ def insert_papers(session: Session, *, papers: Sequence[Paper], now: datetime) -
 
 
 def update_paper(
-    session: Session, *, paper_id: int, paper: Paper, now: datetime, newer: bool = False
+    session: Session,
+    *,
+    paper_id: int,
+    paper: Paper,
+    now: datetime,
+    newer: bool = False,
+    published: bool = False,
 ) -> None:
     """Store a better record of a paper; `newer` (a later version) makes it an update for the
-    chats that follow updates, once it has been matched as a new paper."""
+    chats that follow updates, once it has been matched as a new paper; `published` (the
+    journal version of a stored preprint) records when that was found."""
     values: dict[str, object] = {**_columns(paper), "updated_at": now}
+    if published:
+        values["journal_found_at"] = now
     if newer:
         matched = col(PaperTable.matched_at).is_not(None)
         values["update_pending"] = case((matched, True), else_=col(PaperTable.update_pending))
@@ -230,3 +249,21 @@ def mark_matched(session: Session, *, paper_ids: Sequence[int], now: datetime) -
             .where(col(PaperTable.id).in_(chunk))
             .values(matched_at=now, update_pending=False)
         )
+
+
+def papers_published_since(session: Session, *, since: datetime) -> list[tuple[int, Paper]]:
+    """Stored preprints whose journal version was found at `since` or later, by id: what a
+    "published in" note to the chats that got them reads."""
+    found = col(PaperTable.journal_found_at)
+    statement = select(PaperTable).where(found >= since).order_by(col(PaperTable.id))
+    return [(row.id, _to_paper(row)) for row in session.exec(statement) if row.id is not None]
+
+
+def known_pmids(session: Session, *, pmids: Sequence[str]) -> set[str]:
+    """Which of these PubMed ids a stored paper has."""
+    found: set[str] = set()
+    for start in range(0, len(pmids), _CHUNK):
+        chunk = list(pmids[start : start + _CHUNK])
+        rows = session.exec(select(PaperTable.pmid).where(col(PaperTable.pmid).in_(chunk)))
+        found.update(pmid for pmid in rows if pmid)
+    return found

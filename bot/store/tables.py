@@ -43,6 +43,15 @@ class PaperTable(SQLModel, table=True):
     journal_ref: str | None = Field(default=None, sa_column=Column(Text))
     comments: str | None = Field(default=None, sa_column=Column(Text))
     source: str = Field(sa_column=Column(Text, nullable=False))
+    preprint_doi: str | None = Field(default=None, max_length=300, index=True)
+    server: str | None = Field(default=None, max_length=20)
+    pmid: str | None = Field(default=None, max_length=20, index=True)
+    pmcid: str | None = Field(default=None, max_length=20)
+    journal: str | None = Field(default=None, sa_column=Column(Text))
+    mesh: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    # when the journal version of a stored preprint was first found (the row keeps its id, so
+    # chats that got the preprint are not sent it again); a "published in" note reads it
+    journal_found_at: datetime | None = Field(default=None, index=True)
     first_seen: datetime
     updated_at: datetime | None = None
     # set when the paper (or its newest version) has been matched against the filters; papers

@@ -26,8 +26,15 @@ TH, PH, EX = (
 )
 
 
-def test_the_taxonomy_holds_arxivs_155_categories() -> None:
-    assert len(TAXONOMY.categories) == 155
+NEURO = ("biorxiv.neuroscience", "bioRxiv: Neuroscience")
+
+
+def test_the_taxonomy_holds_arxivs_155_categories_and_the_preprint_servers_subjects() -> None:
+    assert len(TAXONOMY.categories) == 155 + 27 + 51  # arXiv, bioRxiv, medRxiv
+    assert TAXONOMY.categories["biorxiv.neuroscience"] == (
+        "biorxiv.neuroscience",
+        "bioRxiv: Neuroscience",
+    )
     assert TAXONOMY.categories["cs.lg"] == ("cs.LG", "Machine Learning")
     assert TAXONOMY.categories["q-bio.nc"] == ("q-bio.NC", "Neurons and Cognition")
 
@@ -37,6 +44,11 @@ def test_the_taxonomy_holds_arxivs_155_categories() -> None:
     [
         ("cat:cs.LG", ()),
         ("cat:CS.lg", ()),
+        ("cat:biorxiv.neuroscience", ()),
+        ("cat:bioRxiv.Animal-Behavior-and-Cognition", ()),
+        ("cat:medrxiv.infectious-diseases", ()),
+        ("cat:biorxiv", ()),  # every collection of the server
+        ('mesh:"Grid Cells" src:pubmed jr:Nature', ()),  # no categories: never warned of
         ("cat:cs.*", ()),  # an archive's subjects
         ("cat:math", ()),  # an archive
         ("cat:cond-mat", ()),
@@ -51,6 +63,8 @@ def test_the_taxonomy_holds_arxivs_155_categories() -> None:
         # a prefix matches up to a dot: hep-th is not hep-.something
         ("cat:hep-*", (UnknownCategory("cat:hep-.*", (TH, PH, EX)),)),
         ("cat:foo", (UnknownCategory("cat:foo", ()),)),
+        # a bioRxiv subject without its server is named with it
+        ("cat:neuroscience", (UnknownCategory("cat:neuroscience", (NEURO,)),)),
     ],
 )  # fmt: skip
 def test_unknown_categories(source: str, unknown: tuple[UnknownCategory, ...]) -> None:

@@ -100,3 +100,32 @@ def test_split_arxiv_id() -> None:
 
 def test_abstract_key_does_not_join_two_different_titles() -> None:
     assert find(paper(), paper(title="A different title altogether, long")) is None
+
+
+def test_a_preprint_and_its_journal_version_meet_by_the_published_doi() -> None:
+    preprint = paper(preprint_doi="10.1101/2026.03.01.612345", doi="10.1038/x.1", title="A")
+    journal = paper(doi="10.1038/x.1", pmid="41999001", title="B", abstract="other")
+    assert find(preprint, journal) == "stored"
+    assert find(journal, preprint) == "stored"
+
+
+def test_ids_of_one_kind_that_differ_are_two_papers_whatever_the_title() -> None:
+    assert find(paper(pmid="1"), paper(pmid="2")) is None
+    assert find(paper(preprint_doi="10.1101/111111"), paper(preprint_doi="10.1101/222222")) is None
+    # a preprint's DOI and a journal's are kinds apart: the title may join them
+    assert find(paper(preprint_doi="10.1101/111111"), paper(doi="10.1038/x.1")) == "stored"
+
+
+def test_the_same_pmid_is_the_same_paper() -> None:
+    assert find(paper(pmid="41999001"), paper(pmid="41999001", title="X", abstract="Y")) == "stored"
+
+
+def test_merging_keeps_every_sources_ids() -> None:
+    preprint = paper(preprint_doi="10.1101/111111", server="bioRxiv", version=1)
+    record = paper(doi="10.1038/x.1", pmid="7", pmcid="PMC7", journal="Cell", mesh=("Mice",))
+    merged, newer = merge(preprint, record)
+    assert not newer and merged.sources == ("biorxiv", "pubmed", "journal")
+    assert (merged.preprint_doi, merged.server, merged.doi, merged.pmid, merged.pmcid) == (
+        "10.1101/111111", "bioRxiv", "10.1038/x.1", "7", "PMC7",
+    )  # fmt: skip
+    assert (merged.journal, merged.mesh) == ("Cell", ("Mice",))

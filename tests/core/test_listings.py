@@ -266,7 +266,8 @@ def test_a_feed_entry_links_only_to_a_web_address(link: str) -> None:
 @pytest.mark.parametrize(
     ("identifier", "doi"),
     [
-        ("doi:10.1101/286609", "10.1101/286609"),
+        ("doi:10.1101/2018.01.02.286609", "10.1101/2018.01.02.286609"),
+        ("doi:10.1101/gr.286609.118", "10.1101/gr.286609.118"),  # Genome Research's: a journal
         ("https://doi.org/10.1093/Zool/zlab078", "10.1093/zool/zlab078"),
         ("10.1038/d415&#11;86-024", None),  # a vertical tab spliced in
         ("10.1038/d415 86-024", None),
@@ -279,7 +280,9 @@ def test_a_feed_entry_has_a_doi_only_when_it_is_one(identifier: str, doi: str | 
     feed = feed.replace("<rss ", "<rss xmlns:dc='http://purl.org/dc/elements/1.1/' ")
     parsed = read(feed.format("").encode())
     assert isinstance(parsed, ParsedListing)
-    assert parsed.papers[0].doi == doi
+    assert (parsed.papers[0].doi or parsed.papers[0].preprint_doi) == doi
+    preprint = bool(doi and doi.startswith("10.1101/2018"))
+    assert parsed.papers[0].preprint_doi == (doi if preprint else None)
 
 
 # -- nothing is read because of a name in a listing ----------------------------------------------

@@ -171,20 +171,43 @@ word = st.sampled_from(VOCABULARY)
 text = st.lists(
     st.one_of(word, st.sampled_from(["-", " ", ", ", "KV-cache", "self-distillation"])), max_size=25
 ).map(" ".join)
+# Where a paper comes from, and what that gives it: (arxiv_id, preprint_doi, server, pmid).
+ORIGINS = [
+    (None, None, None, None),
+    ("2601.00001", None, None, None),
+    (None, "10.1101/286609", "bioRxiv", None),
+    (None, "10.1101/2020.01.01.123456", "medRxiv", "31"),
+    (None, None, None, "41999001"),
+]
 paper = st.builds(
-    lambda title, abstract, authors, categories: Paper(
+    lambda title, abstract, authors, categories, origin, journal, mesh: Paper(
         title=title,
         abstract=abstract,
         source="gen",
         authors=tuple(authors),
         categories=tuple(categories),
+        arxiv_id=origin[0],
+        preprint_doi=origin[1],
+        server=origin[2],
+        pmid=origin[3],
+        journal=journal,
+        mesh=tuple(mesh),
     ),
     text,
     text,
     st.lists(
-        st.sampled_from(["Hamed Hassani", "Robin Quériaux", "Ann Lee", "Lee Model"]), max_size=3
+        st.sampled_from(
+            ["Hamed Hassani", "Robin Quériaux", "Ann Lee", "Lee Model", "Le-Le Li", "A. N. Lee"]
+        ),
+        max_size=3,
     ),
-    st.lists(st.sampled_from(["cs.LG", "cs.CL", "math.NA", "hep-th", "stat.ML"]), max_size=3),
+    st.lists(
+        st.sampled_from(["cs.LG", "cs.CL", "math.NA", "hep-th", "stat.ML", "biorxiv.neuroscience"]),
+        max_size=3,
+    ),
+    st.sampled_from(ORIGINS),
+    st.sampled_from([None, "Nature", "Nature Neuroscience", "Cell reports"]),
+    st.lists(st.sampled_from(["CRISPR-Cas Systems", "Mice", "Grid Cells"]), max_size=2),
 )
 leaf = st.one_of(
     word,
@@ -199,6 +222,10 @@ leaf = st.one_of(
     st.sampled_from(
         ["au:Hassani", 'au:"Ann Lee"', "cat:cs.LG", "cat:cs.*", "cat:math", "cat:hep-th", "au:lee*"]
         + ["au:ann-le*", "au:lee-mod*", "ti:kv-cach*", "abs:self-distill*"]
+        + ["cat:biorxiv.neuroscience", "cat:biorxiv", 'mesh:"crispr cas systems"', "mesh:Mice"]
+        + ["jr:nature", 'jr:"Nature Neuroscience"', "src:pubmed", "src:biorxiv", "src:arxiv"]
+        + ["src:medrxiv", "src:journal", 'au:"A Lee"', 'au:"Lee A"', 'au:"L L Li"', "au:l"]
+        + ['au:"Lee AN"', 'au:"H Hassani"', 'au:"r queri*"']
     ),
 )
 query = st.recursive(

@@ -1,6 +1,6 @@
 import pytest
 
-from bot.core.paper import read_arxiv_id
+from bot.core.paper import is_preprint_doi, read_arxiv_id
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,18 @@ from bot.core.paper import read_arxiv_id
 )
 def test_read_arxiv_id(typed: str, arxiv_id: str | None) -> None:
     assert read_arxiv_id(typed) == arxiv_id
+
+
+@pytest.mark.parametrize(
+    ("doi", "preprint"),
+    [
+        ("10.1101/286609", True),  # bioRxiv's first DOIs
+        ("10.1101/2020.03.01.123456", True),
+        ("10.64898/2026.07.13.738145", True),  # its prefix since 2025
+        ("10.1101/gr.286609.118", False),  # Genome Research: a journal of the same publisher
+        ("10.1038/s41586-024-07000-1", False),
+        (None, False),
+    ],
+)
+def test_preprint_dois_are_told_from_journal_dois(doi: str | None, preprint: bool) -> None:
+    assert is_preprint_doi(doi) is preprint

@@ -56,6 +56,14 @@ from tests.growth import assert_linear
         ('"Large-Language Models-distill*"', '"large language models distill*"'),
         ('"distill*"', "distill*"),
         ("multi-agent* -survey", '"multi agent*" AND -survey'),
+        ("cat:biorxiv.neuroscience", "cat:biorxiv.neuroscience"),
+        ('mesh:"CRISPR-Cas Systems"', 'mesh:"crispr cas system"'),
+        ("mesh:Mice", "mesh:mice"),
+        ('jr:"Nature Neuroscience" src:PubMed', 'jr:"nature neuroscience" AND src:pubmed'),
+        ('au:"Reeder B"', 'au:"b reeder"'),  # PubMed's order, read as everywhere else
+        ('au:"Jankowski CM"', 'au:"c m jankowski"'),
+        ('au:"DNA MS"', 'au:"dna ms"'),  # two capitalised words: no name to turn
+        ('"grid cell*" -src:arxiv', '"grid cell*" AND -src:arxiv'),
     ],
 )
 def test_canonical_form(source: str, understood: str) -> None:
@@ -72,7 +80,7 @@ def test_canonical_form(source: str, understood: str) -> None:
         ('diffusion "kv cache', "unbalanced quote at 11"),
         ("a (b c", "unbalanced parenthesis: '(' is never closed at 3"),
         ("a b)", "unbalanced parenthesis: ')' has no '(' at 4"),
-        ("tx:foo", "unknown field 'tx:'; use ti:, abs:, au: or cat: at 1"),
+        ("tx:foo", "unknown field 'tx:'; use ti:, abs:, au:, cat:, mesh:, jr: or src: at 1"),
         ("a OR", "'OR' has nothing after it at 3"),
         ("| a", "'|' has nothing before it at 1"),
         ("a NOT", "'NOT' has nothing after it at 3"),
@@ -88,6 +96,9 @@ def test_canonical_form(source: str, understood: str) -> None:
         ("fine-tun**", "'*' ends one word"),
         ('"fine *"', "'*' ends one word"),
         ("cat:cs..LG", "is not a category"),
+        ("src:scopus", "'scopus' is no source; use src: with arxiv, biorxiv, medrxiv, pubmed"),
+        ('mesh:"--"', """'mesh:' needs a name, like mesh:"Grid Cells" at 6"""),
+        ("a jr:", "'jr:' needs a word or a quoted phrase at 3"),
         ("$$", "nothing to search for in '$$' at 1"),
     ],
 )

@@ -20,6 +20,7 @@ from bot.core.render import (
     Message,
     escape,
     plural,
+    published,
     render_alert,
     render_digest,
     render_entry,
@@ -260,3 +261,70 @@ def test_a_compact_digest_quotes_only_the_first_abstracts() -> None:
 )
 def test_plural(count: int, words: tuple[str, ...], said: str) -> None:
     assert plural(count, *words) == said
+
+
+GRID = "Grid cells map odour space in the mouse entorhinal cortex"
+STRUCTURED = (
+    "Background: Grid cells fire in hexagonal patterns as an animal moves. "
+    "Methods: We recorded 1,412 grid cells in 23 mice. "
+    "Results: A third (31%) fired in hexagonal patterns across the odour plane. "
+    "Conclusions: Grid cells chart odour space with the code they use for physical space."
+)
+
+
+def source_paper(**fields: object) -> Paper:
+    base: dict[str, object] = {"title": GRID, "abstract": STRUCTURED, "source": "t"}
+    base.update(fields)
+    return Paper(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("fields", "shown"),
+    [
+        ({"preprint_doi": "10.1101/286609", "server": "bioRxiv", "version": 2},
+         "preprint (bioRxiv, v2)"),
+        ({"doi": "10.1038/s41593-026-01999-1", "journal": "Nature Neuroscience", "pmid": "1"},
+         '<a href="https://doi.org/10.1038/s41593-026-01999-1">Nature Neuroscience</a>'),
+        ({"doi": "10.1038/s41593-026-01999-1"},
+         '<a href="https://doi.org/10.1038/s41593-026-01999-1">doi:10.1038/s41593-026-01999-1</a>'),
+        ({"preprint_doi": "10.1101/286609", "server": "medRxiv", "doi": "10.1/x",
+          "journal": "Cell"},
+         'preprint (medRxiv) · published in <a href="https://doi.org/10.1/x">Cell</a>'),
+        ({"arxiv_id": "2603.04567", "doi": "10.1/x", "journal": "Cell"},
+         'published in <a href="https://doi.org/10.1/x">Cell</a>'),
+        ({"arxiv_id": "2603.04567", "doi": "10.1/x"}, ""),  # arXiv's own links say it
+        ({"journal": "A & B <journal>"}, "A &amp; B &lt;journal&gt;"),
+    ],
+)  # fmt: skip
+def test_a_card_says_where_the_paper_is_published(fields: dict[str, object], shown: str) -> None:
+    paper = source_paper(**fields)
+    assert published(paper) == shown
+    details = render_paper(Item(paper, [], [])).split("\n")[1]
+    entry = render_entry(Item(paper, [], []), abstract=False).split("\n")[1]
+    assert (shown in details and shown in entry) if shown else "·" not in entry
+
+
+def test_a_structured_abstract_keeps_its_labels_and_its_tldr_is_the_conclusion() -> None:
+    start = STRUCTURED.index("hexagonal")
+    item = Item(source_paper(), [Highlight("abstract", start, start + 9)], [])
+    lines = render_paper(item).split("\n")
+    assert lines[1] == (  # no authors, date or journal: no line for them
+        "<i>TL;DR:</i> Grid cells chart odour space with the code they use for physical "
+        "space. A third (31%) fired in hexagonal patterns across the odour plane."
+    )
+    assert lines[-4:] == [
+        "<blockquote expandable><b>Background:</b> Grid cells fire in <b>hexagonal</b> "
+        "patterns as an animal moves.",
+        "<b>Methods:</b> We recorded 1,412 grid cells in 23 mice.",
+        "<b>Results:</b> A third (31%) fired in hexagonal patterns across the odour plane.",
+        "<b>Conclusions:</b> Grid cells chart odour space with the code they use for "
+        "physical space.</blockquote>",
+    ]
+
+
+def test_a_structured_abstract_cut_short_keeps_the_labels_it_shows() -> None:
+    quote = render_entry(Item(source_paper(), [], []), abstract=True, budget=400).split(
+        "<blockquote expandable>"
+    )[1]
+    assert quote.startswith("<b>Background:</b> ") and quote.endswith("…</blockquote>")
+    assert "Conclusions" not in quote

@@ -1,7 +1,11 @@
+from pathlib import Path
+
 import pytest
 
+from bot.core.listings import parse_listing
+from bot.core.paper import Paper
 from bot.core.render import ENTRY_TLDR
-from bot.core.summary import derive_headline, sentences, shorten, tldr
+from bot.core.summary import derive_headline, sections, sentences, shorten, tldr
 
 
 @pytest.mark.parametrize(
@@ -330,3 +334,40 @@ def test_tldr_is_a_sentence_that_states_the_contribution(
     kind: str, abstract: str, limit: int, expected: str
 ) -> None:
     assert tldr(abstract, None, limit) == expected
+
+
+def _pubmed_papers() -> list[Paper]:
+    found: list[Paper] = []
+    for name in ("pubmed_efetch_2019.xml", "pubmed_efetch_2020_markup.xml"):
+        path = Path(__file__).parent.parent / "data" / "listings" / name
+        found += parse_listing(path.read_bytes(), source=name).papers
+    return found
+
+
+def test_a_structured_abstracts_tldr_is_its_conclusion() -> None:
+    """Each real PubMed record with labelled sections: the TL;DR opens with what its
+    Conclusion(s) section says, or its Results' when it has none."""
+    structured = [p for p in _pubmed_papers() if sections(p.abstract)]
+    assert structured
+    for paper in structured:
+        parts = dict(sections(paper.abstract))
+        said = next(
+            (text for label, text in parts.items() if label.lower().startswith("conclu")),
+            next((text for label, text in parts.items() if "result" in label.lower()), ""),
+        )
+        assert said and tldr(paper.abstract, paper.title)[:40] == said[:40]
+
+
+@pytest.mark.parametrize(
+    ("abstract", "labels"),
+    [
+        ("Background: A. Methods: B. Results and discussion: C.", ["Background", "Methods",
+                                                                     "Results and discussion"]),
+        ("Motivation: Tools differ. Results: We built one.", ["Motivation", "Results"]),
+        ("We ask one thing: why? Results: none.", []),  # not opened by a label
+        ("Background: only one label here.", []),
+        ("We study x. Note: it is y. Also: z.", []),
+    ],
+)  # fmt: skip
+def test_sections_of_a_structured_abstract(abstract: str, labels: list[str]) -> None:
+    assert [label for label, _ in sections(abstract)] == labels

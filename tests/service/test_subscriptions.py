@@ -40,7 +40,7 @@ TRANSFORMERS = [
     "MA-JEPA: a stochastic world model that replaces observation reconstruction with prediction "
     "of target representations, enabling model-based…",
 ]
-UNKNOWN_FIELD = "unknown field 'foo:'; use ti:, abs:, au: or cat: at 1"
+UNKNOWN_FIELD = "unknown field 'foo:'; use ti:, abs:, au:, cat:, mesh:, jr: or src: at 1"
 
 
 def follow(database: Database, clock: Clock, *sources: str) -> None:

@@ -33,6 +33,12 @@ def _string(record: dict[str, Any], key: str) -> str:
     return printable(str(value)).strip() if isinstance(value, str | int) else ""
 
 
+def server_name(text: str) -> str | None:
+    """'biorxiv', 'bioRxiv' -> 'bioRxiv' (the API's docs write it in lower case, its answers
+    as the server writes itself); None for any other name."""
+    return {"biorxiv": "bioRxiv", "medrxiv": "medRxiv"}.get(text.strip().lower())
+
+
 _NOT_A_SLUG = re.compile(r"[^a-z]+")
 
 
@@ -57,6 +63,39 @@ BIORXIV_SUBJECTS = frozenset(
         "zoology",
     )
 )  # fmt: skip
+# medRxiv's subject collections.
+MEDRXIV_SUBJECTS = frozenset(
+    (
+        "addiction medicine", "allergy and immunology", "anesthesia", "cardiovascular medicine",
+        "dentistry and oral medicine", "dermatology", "emergency medicine", "endocrinology",
+        "epidemiology", "forensic medicine", "gastroenterology", "genetic and genomic medicine",
+        "geriatric medicine", "health economics", "health informatics", "health policy",
+        "health systems and quality improvement", "hematology", "hiv aids",
+        "infectious diseases", "intensive care and critical care medicine", "medical education",
+        "medical ethics", "nephrology", "neurology", "nursing", "nutrition",
+        "obstetrics and gynecology", "occupational and environmental health", "oncology",
+        "ophthalmology", "orthopedics", "otolaryngology", "pain medicine", "palliative medicine",
+        "pathology", "pediatrics", "pharmacology and therapeutics", "primary care research",
+        "psychiatry and clinical psychology", "public and global health",
+        "radiology and imaging", "rehabilitation medicine and physical therapy",
+        "respiratory medicine", "rheumatology", "sexual and reproductive health",
+        "sports medicine", "surgery", "toxicology", "transplantation", "urology",
+    )
+)  # fmt: skip
+
+
+def subject_categories() -> dict[str, tuple[str, str]]:
+    """Every subject collection as a category: biorxiv.neuroscience -> (the same,
+    'bioRxiv: Neuroscience'), for `cat:` to know them as it knows arXiv's."""
+    found: dict[str, tuple[str, str]] = {}
+    for server, subjects in (("bioRxiv", BIORXIV_SUBJECTS), ("medRxiv", MEDRXIV_SUBJECTS)):
+        for subject in sorted(subjects):
+            code = category(server, subject)
+            if code:
+                found[code] = (code, f"{server}: {subject.capitalize()}")
+    return found
+
+
 _SUBJECT_FEED = re.compile(r"^bioRxiv Subject Collection:\s*(?P<subject>.+)$", re.I)
 
 
@@ -87,7 +126,7 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
     version_text = _string(record, "version")
     version = int(version_text) if version_text.isdigit() and len(version_text) < 6 else None
     authors, more = parse_surname_first(_string(record, "authors").split(";"))
-    server = _string(record, "server") or "bioRxiv"
+    server = server_name(_string(record, "server")) or "bioRxiv"
     published = read_doi(_string(record, "published"))
     kept = category(server, _string(record, "category"))
     return Paper(
@@ -95,14 +134,15 @@ def _paper(record: dict[str, Any], source: str) -> Paper:
         abstract=clean_text(_string(record, "abstract"), html_input=True, tex=False),
         source=source,
         version=version,
-        doi=doi,
+        doi=published,
+        preprint_doi=doi,
+        server=server,
         announce_type=announce_of_version(version),
         authors=authors,
         more_authors=more,
         categories=(kept,) if kept else (),
         announced=_announced(_string(record, "date")),
         link=f"https://doi.org/{doi}",
-        journal_ref=f"published: {published}" if published else None,
     )
 
 
@@ -137,3 +177,50 @@ def parse(text: str, *, source: str) -> ParsedListing:
         except ValueError as error:
             problems.append(f"record {number}: {error}")
     return ParsedListing(FORMAT, papers, problems)
+
+
+PAGE = 100  # records the API answers a request with, at most
+# .../details/<server>/<interval>[/<cursor>[/<format>]], the interval one segment (30d, 2 for
+# the latest two, a DOI's prefix is not one) or two dates.
+_DETAILS = re.compile(
+    r"^(?P<head>.*/details/(?:bio|med)rxiv/(?:\d{4}-\d{2}-\d{2}/\d{4}-\d{2}-\d{2}|\d+d?))"
+    r"(?:/(?P<cursor>\d{1,9}))?(?P<format>/json)?/?$",
+    re.I,
+)
+
+
+def _number(value: object) -> int | None:
+    text = str(value).strip() if isinstance(value, str | int) else ""
+    return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+def _split(url: str) -> tuple[str, str]:
+    """The address without its query and fragment, and them."""
+    end = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:end], url[end:]
+
+
+def is_paged_address(url: str) -> bool:
+    """Whether the address asks the API for `details` of an interval, which come in pages."""
+    return bool(_DETAILS.match(_split(url)[0]))
+
+
+def next_page(url: str, text: str) -> str | None:
+    """The address of the next page of a `details` answer paged by the API (100 records a
+    page: its header's cursor, count and total say whether more follow); None at the last
+    page, or for any other address or content."""
+    address, query = _split(url)
+    match = _DETAILS.match(address)
+    if not match or not looks_like(text):
+        return None
+    try:
+        messages = json.loads(text).get("messages")
+    except (ValueError, RecursionError, AttributeError):
+        return None
+    header = messages[0] if isinstance(messages, list) and messages else None
+    if not isinstance(header, dict):
+        return None
+    cursor, count, total = (_number(header.get(key)) for key in ("cursor", "count", "total"))
+    if cursor is None or not count or total is None or cursor + count >= total:
+        return None
+    return f"{match['head']}/{cursor + count}{match['format'] or ''}{query}"

@@ -20,6 +20,7 @@ from bot.core.paper import (
     AnnounceType,
     Paper,
     find_arxiv_id,
+    is_preprint_doi,
     keep_categories,
     normalise_doi,
 )
@@ -221,25 +222,33 @@ def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Pape
     authors, more = _author_names(entry)
     abstract = journals.abstract(summary, title)
     journal_ref = _journal_ref(entry, title, feed)
-    preprint = bool(link and journals.is_preprint_server(link))
-    preprint_subjects = biorxiv.feed_categories(_text(feed, "title")) if preprint else ()
+    server = journals.preprint_server(link or "")
+    preprint_subjects = biorxiv.feed_categories(_text(feed, "title")) if server else ()
+    journal = None if server else journals.journal_name(_journal_names(entry, feed), title)
     if found := journals.sciencedirect(abstract):
         abstract, journal_ref = "", found[0]
+        journal = found[0].split(",")[0].strip() or journal
         authors, more = parse_authors(found[1]) if found[1] else (authors, more)
+    doi = _doi(entry)
+    preprint_doi = doi if is_preprint_doi(doi) else None
     return Paper(
         title=title,
         abstract=abstract,
         source=source,
         arxiv_id=identity[0] if identity else None,
         version=version,
-        doi=_doi(entry),
+        doi=None if preprint_doi else doi,
+        preprint_doi=preprint_doi,
+        server=server or (journals.server_named(journal) if preprint_doi else None),
+        pmid=journals.pubmed_id(_text(entry, "id")),
+        journal=None if preprint_doi else journal,
         announce_type=announce_of_version(version) if not identity else AnnounceType.UNKNOWN,
         authors=authors,
         more_authors=more,
         categories=keep_categories([*_tags(entry), *preprint_subjects]),
         announced=_entry_date(entry, channel),
         link=link,
-        journal_ref=None if preprint else journal_ref,
+        journal_ref=None if server else journal_ref,
     )
 
 
@@ -252,12 +261,16 @@ def _doi(entry: Entry) -> str | None:
     return None
 
 
-def _journal_ref(entry: Entry, title: str, feed: Any) -> str | None:
-    names = [
+def _journal_names(entry: Entry, feed: Any) -> list[str]:
+    return [
         _text(entry, "prism_publicationname"),
         _text(feed, "prism_publicationname"),
         _text(entry, "dc_source"),
     ]
+
+
+def _journal_ref(entry: Entry, title: str, feed: Any) -> str | None:
+    names = _journal_names(entry, feed)
     pages = (_text(entry, "prism_startingpage"), _text(entry, "prism_endingpage"))
     volume, issue = _text(entry, "prism_volume"), _text(entry, "prism_number")
     return journals.journal_reference(names, title, volume, issue, pages)

@@ -40,14 +40,19 @@ def abstract(html: str, title: str) -> str:
     return text
 
 
+def journal_name(names: list[str], title: str) -> str | None:
+    """The first of the names that is a journal's (Taylor & Francis put the article's own title
+    in publicationName, Nature a citation in dc:source); None without one."""
+    usable = [clean_text(n, html_input=True) for n in names if n and fold_key(n) != fold_key(title)]
+    return next((n for n in usable if n and "|" not in n and len(n) < 200), None)
+
+
 def journal_reference(
     names: list[str], title: str, volume: str, issue: str, pages: tuple[str, str]
 ) -> str | None:
     """'Studies on Neotropical Fauna and Environment 56(3): 163-175' from the first name that is
-    a journal's (Taylor & Francis put the article's own title in publicationName, Nature a
-    citation in dc:source); None without one."""
-    usable = [clean_text(n, html_input=True) for n in names if n and fold_key(n) != fold_key(title)]
-    name = next((n for n in usable if n and "|" not in n and len(n) < 200), "")
+    a journal's; None without one."""
+    name = journal_name(names, title)
     if not name:
         return None
     reference = f"{name} {clean_text(volume)}".strip()
@@ -78,8 +83,17 @@ _PREPRINT_VERSION = re.compile(
 _PUBMED_GUID = re.compile(r"^pubmed:(\d{1,12})$")
 
 
+_PREPRINT_SERVER = re.compile(r"^https?://(?:www\.|connect\.)?(bio|med)rxiv\.org/")
+
+
 def is_preprint_server(link: str) -> bool:
-    return bool(re.match(r"^https?://(?:www\.|connect\.)?(?:bio|med)rxiv\.org/", link))
+    return bool(_PREPRINT_SERVER.match(link))
+
+
+def preprint_server(link: str) -> str | None:
+    """'bioRxiv' or 'medRxiv' for a link to one of them."""
+    match = _PREPRINT_SERVER.match(link)
+    return f"{match[1]}Rxiv" if match else None
 
 
 def preprint_version(link: str) -> int | None:
@@ -88,8 +102,20 @@ def preprint_version(link: str) -> int | None:
     return int(match[1]) if match else None
 
 
-def pubmed_link(guid: str) -> str | None:
-    """PubMed's feeds name the record in the guid ('pubmed:34929406'), and their links carry
-    tracking parameters with spaces in them."""
+def pubmed_id(guid: str) -> str | None:
+    """PubMed's feeds name the record in the guid: 'pubmed:34929406' -> '34929406'."""
     match = _PUBMED_GUID.match(guid.strip())
-    return f"https://pubmed.ncbi.nlm.nih.gov/{match[1]}/" if match else None
+    return match[1] if match else None
+
+
+def pubmed_link(guid: str) -> str | None:
+    """The record's page (PubMed's own links carry tracking parameters with spaces in them)."""
+    pmid = pubmed_id(guid)
+    return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None
+
+
+def server_named(journal: str | None) -> str:
+    """The server of a preprint DOI (bioRxiv's and medRxiv's share their prefixes) from the
+    name a record gives it as its journal ('medRxiv : the preprint server for health
+    sciences'); bioRxiv without one."""
+    return "medRxiv" if "medrxiv" in (journal or "").lower() else "bioRxiv"

@@ -8,15 +8,18 @@ only PMIDs and is refused with a note on what to fetch instead.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from bot.core.authors import MAX_AUTHORS
 from bot.core.listings.base import ListingError, ParsedListing, read_doi
-from bot.core.paper import Paper
+from bot.core.listings.journals import server_named
+from bot.core.paper import Paper, is_preprint_doi
 from bot.core.text import fold_whitespace, printable, subscript, superscript
 
 FORMAT = "pubmed-xml"
@@ -153,6 +156,28 @@ def _doi(record: Element, article: Element) -> str | None:
     return None
 
 
+def _pmcid(record: Element) -> str | None:
+    """'PMC6450561' as ArticleIdList gives it (the list's own, not a cited reference's)."""
+    for found in record.iterfind("PubmedData/ArticleIdList/ArticleId[@IdType='pmc']"):
+        text = _text(found).upper()
+        if re.fullmatch(r"PMC\d{1,12}", text):
+            return text
+    return None
+
+
+def _journal(article: Element) -> str | None:
+    journal = article.find("Journal")
+    if journal is None:
+        return None
+    return _text(journal.find("Title")) or _text(journal.find("ISOAbbreviation")) or None
+
+
+def _mesh(citation: Element) -> tuple[str, ...]:
+    """The MeSH descriptors the record is indexed with, in the record's order."""
+    found = [_text(d) for d in citation.iterfind("MeshHeadingList/MeshHeading/DescriptorName")]
+    return tuple(dict.fromkeys(name for name in found if name))
+
+
 def _title(article: Element) -> str:
     """The title without the full stop MEDLINE ends every title with, as journals show it."""
     title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
@@ -171,11 +196,20 @@ def _paper(record: Element, source: str) -> Paper:
     if not title:
         raise ValueError(f"PMID {pmid}: no title")
     authors, more = _authors(article)
+    doi, journal = _doi(record, article), _journal(article)
+    preprint = is_preprint_doi(doi)  # PubMed indexes some bioRxiv and medRxiv preprints
+    server = server_named(journal) if preprint else None
     return Paper(
         title=title,
         abstract=_abstract(article),
         source=source,
-        doi=_doi(record, article),
+        doi=None if preprint else doi,
+        preprint_doi=doi if preprint else None,
+        server=server,
+        pmid=pmid,
+        pmcid=_pmcid(record),
+        journal=None if preprint else journal,
+        mesh=_mesh(citation),
         authors=authors,
         more_authors=more,
         announced=_date(article.find("ArticleDate"))
@@ -223,3 +257,88 @@ def parse(text: str, *, source: str) -> ParsedListing:
     if problems and problems[-1].startswith("XML is cut off"):
         problems[-1] += f"; kept the {len(papers)} articles read before it"
     return ParsedListing(FORMAT, papers, problems)
+
+
+# -- polling a saved search: esearch for the ids, efetch for the records ---------------------
+
+EFETCH_BATCH = 200  # ids an efetch request names (NCBI asks for POST past about 200)
+_ESEARCH_PATH = re.compile(r"^(?P<base>https?://[^?#]+/)esearch\.fcgi$", re.I)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of an esearch answer: its ids, and where it stands in the whole result."""
+
+    ids: tuple[str, ...]
+    count: int  # ids the search finds in all
+    start: int  # of this page's first id
+
+
+def _query(url: str) -> tuple[str, list[tuple[str, str]]]:
+    """An address split into what comes before '?' and its parameters, in order."""
+    address, _, query = url.partition("#")[0].partition("?")
+    pairs = [part.partition("=") for part in query.split("&") if part]
+    return address, [(key, value) for key, _, value in pairs]
+
+
+def is_esearch_address(url: str) -> bool:
+    """An E-utilities esearch of PubMed: `.../esearch.fcgi?db=pubmed&term=...`."""
+    address, params = _query(url)
+    return bool(_ESEARCH_PATH.match(address)) and ("db", "pubmed") in params
+
+
+def search_page(text: str) -> SearchPage | None:
+    """The ids of an esearch answer (JSON or XML) and its place in the result; None for any
+    other text or an answer that says nothing of its count."""
+    if not is_esearch(text):
+        return None
+    if text.lstrip().startswith("{"):
+        try:
+            result = json.loads(text).get("esearchresult")
+        except (ValueError, RecursionError, AttributeError):
+            return None
+        if not isinstance(result, dict) or not isinstance(result.get("idlist"), list):
+            return None
+        ids = [str(i) for i in result["idlist"]]
+        count, start = str(result.get("count", "")), str(result.get("retstart", "0"))
+    else:
+        ids = re.findall(r"<Id>\s*([^<\s]*)\s*</Id>", text)
+        found_count = re.search(r"<Count>\s*(\d+)\s*</Count>", text)
+        found_start = re.search(r"<RetStart>\s*(\d+)\s*</RetStart>", text)
+        count = found_count[1] if found_count else ""
+        start = found_start[1] if found_start else "0"
+    if not (count.isdigit() and start.isdigit() and len(count) < 10 and len(start) < 10):
+        return None
+    kept = tuple(i for i in ids if i.isdigit() and len(i) <= 12)
+    return SearchPage(kept, int(count), int(start))
+
+
+def _with_params(url: str, changes: dict[str, str], path: str | None = None) -> str:
+    address, params = _query(url)
+    kept = [(key, value) for key, value in params if key not in changes]
+    if path is not None:
+        match = _ESEARCH_PATH.match(address)
+        address = f"{match['base']}{path}" if match else address
+    return address + "?" + "&".join(f"{k}={v}" for k, v in [*kept, *changes.items()])
+
+
+def next_search_page(url: str, page: SearchPage) -> str | None:
+    """The esearch address of the page after this one (retstart moved on); None at the end."""
+    following = page.start + len(page.ids)
+    if not page.ids or following >= page.count:
+        return None
+    return _with_params(url, {"retstart": str(following)})
+
+
+# What an efetch request keeps of the esearch address: who asks (NCBI asks tools to say), and
+# the key that raises the rate limit.
+_KEPT = ("api_key", "tool", "email")
+
+
+def efetch_address(esearch_url: str, ids: list[str]) -> str:
+    """The efetch address for the records of these ids, beside the esearch one."""
+    _, params = _query(esearch_url)
+    kept = [(key, value) for key, value in params if key in _KEPT]
+    address = _with_params(esearch_url, {}, path="efetch.fcgi").partition("?")[0]
+    query = [("db", "pubmed"), ("retmode", "xml"), *kept, ("id", ",".join(ids))]
+    return address + "?" + "&".join(f"{k}={v}" for k, v in query)

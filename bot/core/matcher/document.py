@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from bot.core.analysis import analyse_words, fold_category, fold_word, words
+from bot.core.analysis import (
+    analyse_words,
+    fold_category,
+    fold_name,
+    fold_word,
+    initials_form,
+    words,
+)
 from bot.core.paper import Paper
 
 # Field bits: a compiled leaf's fields, and the index into a Document's per-field tuples
@@ -43,7 +50,7 @@ class Document:
     folded: tuple[frozenset[str], ...]  # per field bits: folded words (prefixes match these)
     sequences: tuple[tuple[tuple[str, ...], ...], ...]  # per field bits: terms in order
     texts: tuple[tuple[str, ...], ...]  # per field bits: the texts the sequences come from
-    categories: frozenset[str]  # each category, and each of its prefixes up to a dot
+    categories: frozenset[str]  # each category and its prefixes up to a dot; named_keys
 
     def __init__(self, paper: Paper) -> None:
         title_words, title_list = analyse_words(paper.title)
@@ -51,7 +58,8 @@ class Document:
         title, abstract = tuple(title_list), tuple(abstract_list)
         author_words: set[str] = set()
         authors: list[tuple[str, ...]] = []
-        for name in paper.authors:
+        names = author_names(paper)
+        for name in names:
             folded, found = analyse_words(name)
             author_words |= folded
             authors.append(tuple(found))
@@ -60,7 +68,7 @@ class Document:
         none: frozenset[str] = frozenset()
         self.sequences = ((), (title,), (abstract,), (title, abstract), tuple(authors))
         self.texts = (
-            (), (paper.title,), (paper.abstract,), (paper.title, paper.abstract), paper.authors,
+            (), (paper.title,), (paper.abstract,), (paper.title, paper.abstract), names,
         )  # fmt: skip
         self.terms = (
             none, title_terms, abstract_terms, title_terms | abstract_terms, author_terms,
@@ -85,6 +93,7 @@ class Document:
             categories.update(
                 category[: i + 1] for i, letter in enumerate(category) if letter == "."
             )
+        categories.update(named_keys(paper))
         self.categories = frozenset(categories)
 
     def has_phrase(self, fields: int, phrase: tuple[str, ...]) -> bool:
@@ -134,6 +143,23 @@ class Document:
     def folded_words(self, fields: int, number: int) -> tuple[str, ...]:
         """The folded words in order of the number-th text of the fields (as `sequences`)."""
         return tuple(map(fold_word, words(self.texts[fields][number])))
+
+
+def author_names(paper: Paper) -> tuple[str, ...]:
+    """The authors as written, then each in its initials form where it differs ('Blaine
+    Reeder', then 'B Reeder'): au:"B Reeder" finds Blaine Reeder as PubMed's 'Reeder B' would."""
+    forms = [form for name in paper.authors if (form := initials_form(name))]
+    return (*paper.authors, *forms)
+
+
+def named_keys(paper: Paper) -> list[str]:
+    """The keys `mesh:`, `jr:` and `src:` look up, kept with the category keys (a name is
+    matched whole, as a category is): mesh:grid cell, jr:nature neuroscience, src:pubmed."""
+    keys = [f"mesh:{fold_name(term)}" for term in paper.mesh]
+    if paper.journal:
+        keys.append(f"jr:{fold_name(paper.journal)}")
+    keys.extend(f"src:{source}" for source in paper.sources)
+    return keys
 
 
 def positions(sequence: Sequence[str], word: str) -> Iterator[int]:

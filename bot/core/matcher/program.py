@@ -181,7 +181,7 @@ def compile_query(node: Node) -> Program:
     if isinstance(node, PhrasePrefix):
         return PhrasePrefixTest(field_bits(node.fields), node.terms, node.prefix)
     if isinstance(node, Category):
-        if node.is_prefix or "." in node.value:
+        if node.is_prefix or node.is_named or "." in node.value:
             return CategoryTest((node.value,))
         return CategoryTest((node.value, node.value + "."))  # an archive: itself or its subjects
     if isinstance(node, Not):

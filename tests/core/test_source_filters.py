@@ -1,0 +1,98 @@
+"""Filters across sources on the records of one paper (tests/data/sources) and the real PubMed
+and bioRxiv samples: cat: takes the preprint servers' collections, mesh: a MeSH term, jr: a
+journal, src: a source, and au: finds an author however a source wrote the name. The indexed
+matcher and the reference agree on each."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from bot.core.highlight import highlights
+from bot.core.listings import parse_listing
+from bot.core.matcher import FilterIndex
+from bot.core.paper import Paper
+from bot.core.query import parse_query
+from tests import reference_matcher
+
+DATA = Path(__file__).parent.parent / "data"
+RECORDS = ("biorxiv_preprint.json", "pubmed_journal.xml", "journal_toc.xml", "arxiv_with_doi.xml")
+
+
+@cache
+def record(name: str) -> Paper:
+    [paper] = parse_listing((DATA / "sources" / name).read_bytes(), source=name).papers
+    return paper
+
+
+@cache
+def sample(name: str) -> tuple[Paper, ...]:
+    return tuple(parse_listing((DATA / "listings" / name).read_bytes(), source=name).papers)
+
+
+def matched(source: str, papers: tuple[Paper, ...]) -> list[bool]:
+    index = FilterIndex()
+    index.add(1, parse_query(source))
+    found = [bool(hits) for hits in index.match(list(papers))]
+    assert found == [reference_matcher.matches(parse_query(source), p) for p in papers]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # preprint, PubMed, journal feed, arXiv
+        ("cat:biorxiv.neuroscience", [True, False, False, False]),
+        ("cat:biorxiv", [True, False, False, False]),
+        ("cat:biorxiv.genomics", [False, False, False, False]),
+        ('mesh:"Grid Cells"', [False, True, False, False]),
+        ('mesh:"grid cell"', [False, True, False, False]),  # plurals fold as everywhere
+        ("mesh:Grid", [False, False, False, False]),  # a term is matched whole
+        ('jr:"Nature Neuroscience"', [False, True, True, False]),
+        ("jr:nature", [False, False, False, False]),  # Nature is another journal
+        ("src:biorxiv", [True, False, False, False]),
+        ("src:pubmed", [False, True, False, False]),
+        ("src:journal", [False, True, True, True]),  # arXiv's copy names the journal's DOI
+        ("src:arxiv", [False, False, False, True]),
+        ("grid cells src:pubmed", [False, True, False, False]),
+        ("grid cells -src:arxiv", [True, True, True, False]),
+        # bioRxiv writes "B. Reeder", PubMed's and the journal's "Blaine Reeder"
+        ("au:Reeder", [True, True, True, True]),
+        ('au:"B Reeder"', [True, True, True, True]),
+        ('au:"Reeder B"', [True, True, True, True]),  # as PubMed's search writes it
+        ('au:"Okafor AN"', [True, True, True, True]),
+        ('au:"Blaine Reeder"', [False, True, True, True]),  # the initials name no one
+        ('au:"C Reeder"', [False, False, False, False]),
+    ],
+)
+def test_each_field_finds_the_records_it_names(source: str, expected: list[bool]) -> None:
+    assert matched(source, tuple(record(name) for name in RECORDS)) == expected
+
+
+def test_a_mesh_term_finds_the_real_pubmed_records_indexed_with_it() -> None:
+    papers = sample("pubmed_efetch_2019.xml")
+    found = matched('mesh:"Independent Living"', papers)
+    assert sum(found) == sum("Independent Living" in p.mesh for p in papers) > 0
+    assert sum(matched("src:pubmed", papers)) == len(papers)
+
+
+def test_au_finds_pubmed_authors_written_with_initials() -> None:
+    papers = sample("pubmed_efetch_2019.xml")
+    reeders = [p for p in papers if any(a.endswith(" Reeder") for a in p.authors)]
+    assert reeders and all(matched('au:"Reeder B"', tuple(reeders)))
+
+
+def test_a_biorxiv_feed_of_one_subject_is_its_collection() -> None:
+    papers = sample("biorxiv_rss_genomics_2018.xml") + sample("biorxiv_api_details.json")
+    assert all(matched("src:biorxiv", papers))
+    assert matched("cat:biorxiv.neuroscience", papers) == [
+        "biorxiv.neuroscience" in p.categories for p in papers
+    ]
+
+
+def test_the_card_underlines_an_author_found_by_initials() -> None:
+    paper = record("pubmed_journal.xml")  # Adaeze N Okafor, Maja Lindqvist, Blaine Reeder
+    marks = highlights(parse_query('au:"Reeder B" OR au:"M Lindqvist"'), paper)
+    assert [(m.field, m.start) for m in marks] == [("author", 1), ("author", 2)]
