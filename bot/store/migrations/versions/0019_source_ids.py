@@ -3,7 +3,7 @@ PubMed's PMID and PMCID, the journal's name, MeSH terms; and when a stored prepr
 version was found
 
 Revision ID: 0019
-Revises: 0015
+Revises: 0018
 """
 
 import sqlalchemy as sa
@@ -11,7 +11,7 @@ import sqlmodel
 from alembic import op
 
 revision = "0019"
-down_revision = "0015"
+down_revision = "0018"
 branch_labels = None
 depends_on = None
 
