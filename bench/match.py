@@ -443,6 +443,7 @@ def main() -> None:
     index = FilterIndex(frequency)
     for number, source in enumerate(sources):
         index.add(number, parse_query(source))
+    index.restock()  # as the planner does once it has loaded the filters
     build_seconds = time.perf_counter() - start
     gc.enable()
     gc.collect()

@@ -124,6 +124,7 @@ class Planner:
             else:
                 self.index.add(stored.id, compiled)
             self.owner[stored.id] = stored.chat_id
+        self.index.restock()  # the shelves' arrays made as part of loading, not of a paper
 
     def _resample(self, session: Session) -> None:
         """Term frequencies from the recent papers, at the first planning with papers and again
