@@ -199,3 +199,45 @@ def test_a_feed_password_is_never_shown(
     assert f"feed {shown}/missing: cannot fetch {shown}/missing: HTTP 404" in caplog.text
     for output in (text, document, caplog.text):
         assert "s3cret" not in output
+
+
+EMPTY_RSS = (
+    b"<?xml version='1.0'?><rss version='2.0'><channel><title>cs updates on arXiv.org</title>"
+    b"<link>https://rss.arxiv.org/rss/cs</link><description>none today</description>"
+    b"<skipDays><day>Saturday</day><day>Sunday</day></skipDays></channel></rss>"
+)
+
+
+@pytest.mark.parametrize(
+    "empty",
+    [
+        EMPTY_RSS,
+        b'{"messages": [{"status": "no posts found", "interval": "none today"}], "collection": []}',
+    ],
+    ids=["arxiv-rss-at-a-weekend", "biorxiv-api-no-posts"],
+)
+def test_a_feed_with_no_entries_today_is_polled_on_time(
+    database: Database, feeds: FeedServer, clock: Clock, empty: bytes
+) -> None:
+    """A weekend's empty arXiv feed used to count as a failure: Monday's papers waited out a
+    back-off of hours."""
+    url, fetcher = f"{feeds.base}/rss/cs", FeedFetcher(timeout=5)
+    for day in range(3):  # a weekend and a holiday: a new (empty) content each day
+        feeds.feeds["/rss/cs"] = empty.replace(b"none today", f"day {day}".encode())
+        assert poll(database, fetcher, clock, url, every=3600) == ["ingested"]
+        quiet = state(database, url)
+        assert (quiet.failures, quiet.last_success_at, quiet.papers) == (0, clock(), 0)
+        assert (quiet.next_poll_at - clock()).total_seconds() == 3600
+        clock.advance(days=1)
+    feeds.feeds["/rss/cs"] = FEED
+    assert poll(database, fetcher, clock, url, every=3600) == ["ingested"]
+    assert state(database, url).papers == 3
+
+
+def test_a_biorxiv_answer_with_an_error_status_still_fails(
+    database: Database, feeds: FeedServer, clock: Clock
+) -> None:
+    feeds.feeds["/rss/cs"] = b'{"messages": [{"status": "interval error"}], "collection": []}'
+    url = f"{feeds.base}/rss/cs"
+    assert poll(database, FeedFetcher(timeout=5), clock, url, every=60) == ["failed"]
+    assert "interval error" in (state(database, url).last_error or "")

@@ -18,7 +18,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from bot.core.identity import Identity, PaperSet, deduplicate
-from bot.core.listings import ListingError, parse_listing
+from bot.core.listings import EmptyListing, ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.core.render import plural
 from bot.core.states import FileStatus
@@ -164,6 +164,11 @@ def ingest_bytes(
         return FileReport(path, FileStatus.SKIPPED, seen.format, error=note)
     try:
         parsed = parse_listing(data, source=Path(path).name, file_date=file_date)
+    except EmptyListing as empty:  # read, and nothing in it: a feed's quiet day
+        report = FileReport(path, FileStatus.INGESTED, empty.format, error=str(empty))
+        with database.session() as session:
+            _record(session, report, content_hash, len(data), now)
+        return report
     except ListingError as error:
         report = FileReport(path, FileStatus.FAILED, error=str(error))
         with database.session() as session:

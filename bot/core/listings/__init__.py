@@ -5,9 +5,15 @@ from __future__ import annotations
 from datetime import date
 
 from bot.core.listings import abstracts, biorxiv, email, feeds, numbered, pubmed
-from bot.core.listings.base import ListingError, ParsedListing, decode_text, within_store_bounds
+from bot.core.listings.base import (
+    EmptyListing,
+    ListingError,
+    ParsedListing,
+    decode_text,
+    within_store_bounds,
+)
 
-__all__ = ["FORMATS", "ListingError", "ParsedListing", "parse_listing"]
+__all__ = ["FORMATS", "EmptyListing", "ListingError", "ParsedListing", "parse_listing"]
 
 FORMATS = (
     numbered.FORMAT,
@@ -54,7 +60,7 @@ def parse_listing(data: bytes, *, source: str, file_date: date | None = None) ->
         )
     papers, out_of_bounds = within_store_bounds(result.papers)
     if not result.papers and not result.problems:
-        raise ListingError(f"{result.format} listing without any entries")
+        raise EmptyListing(result.format, f"{result.format} listing without any entries")
     found = [_shortened(p) for p in [*result.problems, *out_of_bounds]]
     if not papers:
         raise ListingError(f"no readable entries: {'; '.join(found[:3])}")

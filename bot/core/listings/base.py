@@ -20,6 +20,16 @@ class ListingError(ValueError):
     """The file is not a listing paperbot can read; the message says why, for a person."""
 
 
+class EmptyListing(ListingError):
+    """A listing in a format paperbot reads, holding no entries: a feed's quiet day (arXiv's
+    feeds are empty at weekends and holidays, a bioRxiv interval may have no posts). Nothing to
+    store, and nothing wrong: a feed is not backed off for it."""
+
+    def __init__(self, format_name: str, message: str) -> None:
+        super().__init__(message)
+        self.format = format_name
+
+
 @dataclass(frozen=True)
 class ParsedListing:
     format: str

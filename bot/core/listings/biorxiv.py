@@ -13,11 +13,18 @@ from datetime import date
 from typing import Any
 
 from bot.core.authors import parse_surname_first
-from bot.core.listings.base import ListingError, ParsedListing, announce_of_version, read_doi
+from bot.core.listings.base import (
+    EmptyListing,
+    ListingError,
+    ParsedListing,
+    announce_of_version,
+    read_doi,
+)
 from bot.core.paper import Paper
 from bot.core.text import clean_text, printable
 
 FORMAT = "biorxiv-api"
+NO_POSTS = "no posts found"  # the API's status for an interval without papers
 SERVERS = ("biorxiv", "medrxiv")
 # How far into the file the record keys must show: the header is a few hundred characters.
 _HEAD = 4096
@@ -166,7 +173,9 @@ def parse(text: str, *, source: str) -> ParsedListing:
     answer = _answer(text)
     records = answer["collection"]
     if not records:
-        raise ListingError(f"bioRxiv API answer without papers (status {_status(answer)[:80]!r})")
+        status = _status(answer)
+        message = f"bioRxiv API answer without papers (status {status[:80]!r})"
+        raise EmptyListing(FORMAT, message) if status == NO_POSTS else ListingError(message)
     papers: list[Paper] = []
     problems: list[str] = []
     for number, record in enumerate(records, start=1):
