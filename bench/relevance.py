@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.digest import read_day  # noqa: E402
+from bot.core import relevance  # noqa: E402
 from bot.core.analysis import Token, tokens  # noqa: E402
 from bot.core.matcher import Document, compile_query  # noqa: E402
 from bot.core.matcher.document import ABSTRACT, TITLE  # noqa: E402
@@ -77,6 +78,7 @@ from bot.core.semantic import Embed, SemanticModel  # noqa: E402
 from bot.embedding import DIMENSIONS, MODEL, load_embedding  # noqa: E402
 
 KS = (1, 3, 5, 10)
+LIBRARY = 30  # an imported library's papers on one topic (docs/LIBRARY.md): 👍 that train alike
 DISLIKES = 3
 BACKGROUND = 300  # past papers a chat's model sees as weak negatives
 MAX_SHARE = 0.25  # interests broader than this are left out
@@ -300,6 +302,15 @@ def rank_user(
         for name, by_day in scores.items():
             rows = [measures(by_day[d], labels[d], rng) for d in days]
             figures[name][k] = tuple(map(mean, zip(*rows, strict=True)))
+    if len(theirs) >= LIBRARY:
+        # the library user: LIBRARY imported papers of their topic, no 👎
+        for name, featurizer in split.featurizers.items():
+            model = ChatModel.train(featurizer, theirs[:LIBRARY], [], split.background[name])
+            assert model is not None
+            rows = [measures(model.scores(split.vectors[name][d]), labels[d], rng) for d in days]
+            figures[name][LIBRARY] = tuple(map(mean, zip(*rows, strict=True)))
+        for name in ("keyword", "random"):
+            figures[name][LIBRARY] = figures[name][max(KS)]
     return figures
 
 
@@ -384,6 +395,26 @@ def evaluate(days: list[list[Paper]], count: int, embed: Embed | None) -> dict[s
             metric: {k: round(mean([f[name][k][i] for f in per_user]), 3) for k in KS}
             for i, metric in enumerate(("precision_at_10", "ndcg_at_10", "auc"))
         } | timing.figures(name.removeprefix("keyword+"))
+    # every user sample on its own: precision@10 at k=5 per kind, and the library users (those
+    # with LIBRARY past papers of their interest) at k=LIBRARY
+    samples: dict[str, list[tuple[User, dict[str, dict[int, tuple[float, ...]]]]]] = defaultdict(
+        list
+    )
+    for user, figures in zip(users, per_user, strict=True):
+        samples[user.kind].append((user, figures))
+        if LIBRARY in figures["tfidf"]:
+            samples[f"library (k={LIBRARY})"].append((user, figures))
+    report["precision_at_10_by_sample"] = {
+        sample: {"users": len(rows)}
+        | {
+            name: round(
+                mean([f[name][LIBRARY if sample.startswith("library") else 5][0] for _, f in rows]),
+                3,
+            )  # fmt: skip
+            for name in ("random", "keyword", *split.featurizers)
+        }
+        for sample, rows in sorted(samples.items())
+    }
     report["examples"] = [f"{u.kind} {u.name}: {u.keyword}" for u in users[::10]]
     report["cost"] = cost(text_model, everything, timing.models)
     return report
@@ -445,9 +476,28 @@ def main() -> None:
     parser.add_argument("--days", type=Path, default=ROOT.parent / "shared/data/arxiv-days-2025")
     parser.add_argument("--users", type=int, default=60, help="simulated users (default 60)")
     parser.add_argument("--json", action="store_true", help="print JSON (the default)")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="only the first N days (choose settings on these, report on all: honest)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a bot/core/relevance.py setting for this run (TITLE_REPEAT=3, AUTHORS=1)",
+    )
     parser.add_argument("--no-semantic", action="store_true", help="skip wordllama if installed")
     arguments = parser.parse_args()
     days = [read_day(path) for path in sorted(arguments.days.glob("*.jsonl"))]
+    if arguments.first:
+        days = days[: arguments.first]
+    for setting in arguments.set:
+        name, _, value = setting.partition("=")
+        current = getattr(relevance, name)  # AttributeError names a setting that doesn't exist
+        setattr(relevance, name, type(current)(int(value) if isinstance(current, bool) else value))
     embed = None if arguments.no_semantic else load_wordllama()
     print(json.dumps(evaluate(days, arguments.users, embed), indent=2, ensure_ascii=False))
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bot.core import relevance
 from bot.core.paper import Paper
 from bot.core.relevance import (
     MIN_LIKES,
@@ -14,6 +15,7 @@ from bot.core.relevance import (
     ModelMismatch,
     SimilarTo,
     TextModel,
+    author_token,
     calibrate,
 )
 from bot.core.semantic import SemanticModel
@@ -163,3 +165,31 @@ def test_semantic_vectors_join_the_text_model_and_the_embedding(text_model: Text
     assert model.reasons(vectors) and set(model.reasons(vectors)) <= set(text_model.terms)
     with pytest.raises(ModelMismatch):
         model.scores(text_model.vectors(papers))
+
+
+def test_author_tokens_become_terms_when_authors_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    papers = [
+        Paper(
+            title=p.title, abstract=p.abstract, source="test", arxiv_id=p.arxiv_id,
+            authors=("Ada Lovelace",) if p.arxiv_id.startswith("2506.0") else ("Alan Turing",),
+        )
+        for p in window()
+        if p.arxiv_id
+    ]  # fmt: skip
+    monkeypatch.setattr(relevance, "AUTHORS", True)
+    with_authors = TextModel.fit(papers)
+    assert author_token("Ada Lovelace") == "authoradalovelace"
+    assert "authoradalovelace" in with_authors.terms
+    monkeypatch.setattr(relevance, "AUTHORS", False)
+    assert "authoradalovelace" not in TextModel.fit(papers).terms
+
+
+def test_title_repeated_weighs_its_words_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    probe = Paper(title="Gripper design", abstract="We study speech recognition.", source="test")
+    weights = {}
+    for repeat in (1, 3):
+        monkeypatch.setattr(relevance, "TITLE_REPEAT", repeat)
+        model = TextModel.fit([*window(), probe, probe, probe])
+        row = model.vectors([probe]).matrix[0].toarray()[0]
+        weights[repeat] = row[model.terms.index("gripper")] / row[model.terms.index("speech")]
+    assert weights[3] > weights[1] * 1.3
