@@ -47,6 +47,8 @@ def paper_fields(paper: Paper) -> dict[str, object]:
     }
     if paper.journal_ref:
         fields["journal_ref"] = paper.journal_ref
+    if paper.comments:
+        fields["comments"] = paper.comments
     extra = {
         "preprint_doi": paper.preprint_doi,
         "server": paper.server,

@@ -34,6 +34,25 @@ def test_every_format_has_a_case() -> None:
     assert set(FORMATS) <= formats
 
 
+@pytest.mark.parametrize(
+    ("case", "journal_ref", "comments"),
+    [
+        ("api_atom.xml", "Eur.Phys.J. C31 (2003) 17-29", "23 pages, 8 figures and 4 tables"),
+        ("email_tex_affiliations.txt", "Phys. Rev. D 99 (2026) 1", "12 pages; v2 fixes a typo"),
+    ],
+)
+def test_journal_ref_and_comments_survive_each_arxiv_format(
+    case: str, journal_ref: str, comments: str
+) -> None:
+    """Follow-ups read a new version's journal reference and its comments ('accepted at …'):
+    the API's Atom keeps both, as the mailing does."""
+    path = Path(__file__).parent.parent / "data" / "listings" / case
+    papers = parse_listing(path.read_bytes(), source=case).papers
+    assert [(p.journal_ref, p.comments) for p in papers if p.journal_ref] == [
+        (journal_ref, comments)
+    ]
+
+
 # -- hostile files ---------------------------------------------------------------------------------
 
 CASES = {case.name: case.read_bytes() for case in case_files()}

@@ -195,6 +195,8 @@ def _arxiv_api(entry: Entry, source: str, channel: date | None) -> Paper:
         announced=_local_date(entry, "updated", "published"),
         link=f"https://arxiv.org/abs/{identity[0]}",
         journal_ref=clean_text(_text(entry, "arxiv_journal_ref")) or None,
+        # Follow-ups read "accepted at …" from the comments, as the mailing's parser keeps them
+        comments=clean_text(_text(entry, "arxiv_comment")) or None,
     )
 
 
