@@ -101,6 +101,8 @@ class ChatTable(SQLModel, table=True):
     quiet_from: str | None = Field(default=None, max_length=5)  # HH:MM, local; None: no quiet hours
     quiet_to: str | None = Field(default=None, max_length=5)
     quiet_silent: bool = False  # in the window: send without a notification instead of holding
+    # the reader's language (bot/i18n.py); None until the first update's language_code sets it
+    language: str | None = Field(default=None, max_length=16)
     # the process sending to the chat now, and until when its claim holds unless renewed
     busy_by: str | None = Field(default=None, sa_column=Column(Text))
     busy_until: datetime | None = None

@@ -1,0 +1,111 @@
+"""The reader's language: a translator per language, read from the gettext catalogs under
+bot/locale/<lang>/LC_MESSAGES/paperbot.po, and Babel's date and number formats for it.
+
+Catalogs are read from the .po files at run time (Babel parses them), so a plain `pip install .`
+carries everything the bot needs: no compile step to forget. A language is offered only when its
+catalog translates every message English has (tests/test_i18n.py checks it)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gettext
+from dataclasses import dataclass
+from functools import cache
+from io import BytesIO
+from pathlib import Path
+
+from babel import Locale
+from babel.dates import format_date, format_datetime
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DOMAIN = "paperbot"
+DEFAULT = "en"
+
+
+def catalog_path(language: str) -> Path:
+    return LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def available() -> tuple[str, ...]:
+    """English and every language with a catalog, English first."""
+    found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
+    return (DEFAULT, *(lang for lang in found if lang != DEFAULT))
+
+
+def normalize(code: str | None) -> str:
+    """Telegram's language_code ("de", "pt-br", "zh-hans") to an offered language, or English:
+    the exact tag first, then its base language."""
+    if not code:
+        return DEFAULT
+    tag = code.strip().replace("-", "_")
+    offered = available()
+    by_lower = {lang.lower(): lang for lang in offered}
+    if tag.lower() in by_lower:
+        return by_lower[tag.lower()]
+    base = tag.split("_")[0].lower()
+    if base == "pt" and "pt_BR" in offered:
+        return "pt_BR"
+    if base == "zh" and "zh_Hans" in offered:
+        return "zh_Hans"
+    return by_lower.get(base, DEFAULT)
+
+
+@dataclass(frozen=True)
+class Translator:
+    """One language's messages and formats; handlers get it per chat, never from a global."""
+
+    language: str
+    _messages: gettext.NullTranslations
+
+    def gettext(self, message: str) -> str:
+        return self._messages.gettext(message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self._messages.ngettext(singular, plural, n)
+
+    @property
+    def locale(self) -> Locale:
+        return Locale.parse(self.language)
+
+    def date(self, day: dt.date, format: str = "long") -> str:
+        return format_date(day, format=format, locale=self.locale)
+
+    def datetime(self, moment: dt.datetime, format: str = "medium") -> str:
+        return format_datetime(moment, format=format, locale=self.locale)
+
+    def number(self, value: float) -> str:
+        return format_decimal(value, locale=self.locale)
+
+    def name(self) -> str:
+        """The language's own name for itself ("Deutsch", "日本語")."""
+        return self.locale.get_display_name(self.locale) or self.language
+
+
+@cache
+def translator(language: str | None) -> Translator:
+    lang = normalize(language)
+    if lang == DEFAULT:
+        return Translator(DEFAULT, gettext.NullTranslations())
+    with catalog_path(lang).open("rb") as po:
+        catalog = read_po(po, locale=lang, domain=DOMAIN)
+    compiled = BytesIO()
+    write_mo(compiled, catalog)
+    compiled.seek(0)
+    return Translator(lang, gettext.GNUTranslations(compiled))
+
+
+def papers(t: Translator, n: int) -> str:
+    """ "1 paper", "2 papers", in the reader's plural forms and number format."""
+    return t.ngettext("{count} paper", "{count} papers", n).format(count=t.number(n))
+
+
+def language_status(t: Translator) -> str:
+    """What /language alone shows: the chat's language and the choices."""
+    choices = ", ".join(f"{lang} ({translator(lang).name()})" for lang in available())
+    return t.gettext(
+        "This chat's language: {name} ({code}).\nChoices: {choices}.\n"
+        "Change it with /language CODE, e.g. /language de."
+    ).format(name=t.name(), code=t.language, choices=choices)

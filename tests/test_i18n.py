@@ -1,0 +1,78 @@
+"""The reader's language (bot/i18n.py): every offered catalog translates every message the code
+asks for, plurals follow the language's rules, dates and numbers its formats."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from bot import i18n
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def extracted() -> set[str]:
+    """The msgids Babel extracts from the code, with the project's own config."""
+    from babel.messages.frontend import parse_mapping_cfg
+
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    found = set()
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        str(ROOT), method_map, options_map
+    ):
+        found.add(message[0] if isinstance(message, tuple) else message)
+    return found
+
+
+def test_the_code_asks_for_messages() -> None:
+    assert "{count} paper" in extracted()
+
+
+@pytest.mark.parametrize("language", [lang for lang in i18n.available() if lang != "en"])
+def test_an_offered_catalog_translates_every_message(language: str) -> None:
+    with i18n.catalog_path(language).open("rb") as po:
+        catalog = read_po(po, locale=language)
+    translated = {
+        (m.id[0] if isinstance(m.id, tuple) else m.id)
+        for m in catalog
+        if m.id and all(m.string if isinstance(m.string, tuple) else (m.string,))
+    }
+    missing = extracted() - translated
+    assert not missing, f"{language} lacks {sorted(missing)}"
+
+
+def test_german_plurals_and_numbers() -> None:
+    de = i18n.translator("de")
+    assert i18n.papers(de, 1) == "1 Arbeit"
+    assert i18n.papers(de, 2) == "2 Arbeiten"
+    assert i18n.papers(de, 1234) == "1.234 Arbeiten"
+    en = i18n.translator("en")
+    assert i18n.papers(en, 1) == "1 paper"
+    assert i18n.papers(en, 1234) == "1,234 papers"
+
+
+def test_german_dates() -> None:
+    de = i18n.translator("de")
+    assert de.date(dt.date(2026, 3, 5)) == "5. März 2026"
+    assert i18n.translator("en").date(dt.date(2026, 3, 5)) == "March 5, 2026"
+
+
+@pytest.mark.parametrize(
+    ("code", "language"),
+    [("de", "de"), ("de-AT", "de"), ("DE", "de"), (None, "en"), ("", "en"), ("xx", "en")],
+)
+def test_telegram_language_codes_map_to_an_offered_language(
+    code: str | None, language: str
+) -> None:
+    assert i18n.normalize(code) == language
+
+
+def test_language_status_lists_the_choices_in_the_chat_language() -> None:
+    text = i18n.language_status(i18n.translator("de"))
+    assert text.startswith("Sprache dieses Chats: Deutsch (de).")
+    assert "en (English)" in text and "de (Deutsch)" in text
