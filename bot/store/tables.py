@@ -48,7 +48,9 @@ class PaperTable(SQLModel, table=True):
     pmid: str | None = Field(default=None, max_length=20, index=True)
     pmcid: str | None = Field(default=None, max_length=20)
     journal: str | None = Field(default=None, sa_column=Column(Text))
-    mesh: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    mesh: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
+    )
     # when the journal version of a stored preprint was first found (the row keeps its id, so
     # chats that got the preprint are not sent it again); a "published in" note reads it
     journal_found_at: datetime | None = Field(default=None, index=True)
