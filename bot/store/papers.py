@@ -212,9 +212,13 @@ def papers_by_arxiv_id(
     session: Session, *, arxiv_ids: Iterable[str]
 ) -> dict[str, tuple[int, Paper]]:
     """Stored papers by their arXiv id (without version)."""
-    wanted = list(arxiv_ids)
-    rows = session.exec(select(PaperTable).where(col(PaperTable.arxiv_id).in_(wanted))).all()
-    return {row.arxiv_id: (row.id, _to_paper(row)) for row in rows if row.id and row.arxiv_id}
+    wanted = list(arxiv_ids)  # a library imported may name thousands
+    found: dict[str, tuple[int, Paper]] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        rows = session.exec(select(PaperTable).where(col(PaperTable.arxiv_id).in_(chunk))).all()
+        found |= {row.arxiv_id: (row.id, _to_paper(row)) for row in rows if row.id and row.arxiv_id}
+    return found
 
 
 def all_papers(session: Session) -> list[Paper]:

@@ -213,3 +213,13 @@ def test_a_replacement_of_a_paper_never_seen_is_stored_but_not_counted_as_new(
         insert(session, paper(1), FULL, replace(paper(2), announce_type=AnnounceType.REPLACE_CROSS))
         assert papers.count_papers(session) == 3
         assert papers.count_papers_since(session, since=NOW - timedelta(seconds=1)) == 1
+
+
+def test_papers_are_found_by_arxiv_id_past_one_query_of_ids(any_database: Database) -> None:
+    """A library imported names thousands of ids: they are asked in chunks, all found."""
+    with any_database.session() as session:
+        ids = insert(session, *(paper(n) for n in range(1, 1_001)))
+        wanted = [f"2609.{n:05d}" for n in range(1, 1_201)]  # 200 never stored
+        found = papers.papers_by_arxiv_id(session, arxiv_ids=wanted)
+    assert len(found) == 1_000
+    assert [found[f"2609.{n:05d}"][0] for n in (1, 1_000)] == [ids[0], ids[-1]]
