@@ -5,7 +5,6 @@ per paper and shown on the buttons, the group's rating the sign of the sum, /top
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
@@ -21,23 +20,12 @@ from bot.store import Database, deliveries, papers
 from bot.store import feedback as stored_feedback
 from tests.conftest import Clock
 from tests.corpus import rss, topic_papers
+from tests.test_commands import Admin
 from tests.transports import RecordingTransport
 
 GROUP, CHANNEL, ADA = -5, -100777, 1
 ANN, BEN, CAT, DAN = 11, 12, 13, 14  # members of the group; none an administrator
 DAY = date(2026, 10, 21)
-
-
-@dataclass
-class Admin:
-    """A member's answer to "are you an administrator?", and how often it was asked."""
-
-    answer: bool
-    asked: int = 0
-
-    async def __call__(self) -> bool:
-        self.asked += 1
-        return self.answer
 
 
 @pytest.fixture
