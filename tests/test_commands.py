@@ -96,13 +96,13 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
                                  "a daily digest, or a weekly one (on Mondays, or DAY: fri))\n"
                                  "Days: mon, tue, wed, thu, fri, sat, sun, or their full names."),
         ("/time 25:99", "<code>25:99</code> is not a time. Digest time now: 08:00 (UTC).\n"
-                        "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                        "Usage: <code>/time HH:MM</code> (when the digest comes, daily or weekly)\n"
                         "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/time 13pm", "<code>13pm</code> is not a time. Digest time now: 08:00 (UTC).\n"
-                       "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                       "Usage: <code>/time HH:MM</code> (when the digest comes, daily or weekly)\n"
                        "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/time", "Digest time now: 08:00 (UTC).\n"
-                  "Usage: <code>/time HH:MM</code> (when the daily digest comes)\n"
+                  "Usage: <code>/time HH:MM</code> (when the digest comes, daily or weekly)\n"
                   "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/timezone", "Time zone now: UTC.\n"
                       "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),

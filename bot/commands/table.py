@@ -80,7 +80,7 @@ COMMANDS: list[Command] = [
         mode,
         manages=True,
     ),
-    Command("time", "HH:MM", "when the daily digest comes", time_, manages=True),
+    Command("time", "HH:MM", "when the digest comes, daily or weekly", time_, manages=True),
     Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
     Command(
         "quiet",
