@@ -164,16 +164,14 @@ def ingest_bytes(
         return FileReport(path, FileStatus.SKIPPED, seen.format, error=note)
     try:
         parsed = parse_listing(data, source=Path(path).name, file_date=file_date)
-    except EmptyListing as empty:  # read, and nothing in it: a feed's quiet day
-        report = FileReport(path, FileStatus.INGESTED, empty.format, error=str(empty))
-        with database.session() as session:
-            _record(session, report, content_hash, len(data), now)
-        return report
     except ListingError as error:
-        report = FileReport(path, FileStatus.FAILED, error=str(error))
+        if isinstance(error, EmptyListing):  # read, and nothing in it: a feed's quiet day
+            report = FileReport(path, FileStatus.INGESTED, error.format, error=str(error))
+        else:
+            report = FileReport(path, FileStatus.FAILED, error=str(error))
+            log.warning("listing %s failed: %s", path, error)
         with database.session() as session:
             _record(session, report, content_hash, len(data), now)
-        log.warning("listing %s failed: %s", path, error)
         return report
     with database.session() as session:
         new_ids, updated_ids, duplicates = store_papers(session, parsed.papers, now=now)
