@@ -67,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="be a forum group's topic ID: /subscribe binds filters to it, /topic moves them",
     )
+    console.add_argument(
+        "--language",
+        default=None,
+        metavar="CODE",
+        help="speak as a user whose Telegram is in CODE (de, pt-br): a new chat's language",
+    )
 
     status = commands.add_parser("status", help="files, papers, chats and pending deliveries")
     status.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -200,6 +206,7 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
         runtime,
         chat_id=args.chat_id,
         topic=args.topic,
+        language=args.language,
         board=board,
         history=_console_folder(settings) / "console_history",  # kept only at a terminal
         log_file=_log_file(args, settings),

@@ -185,10 +185,13 @@ class Console:
         log_file: Path | None = None,
         board: ButtonBoard | None = None,
         topic: int | None = None,
+        language: str | None = None,
     ) -> None:
         self.runtime, self.stdin, self.prompt, self.log_file = runtime, stdin, prompt, log_file
         # in a topic: a forum supergroup's, where the one at the terminal is its administrator
-        self.caller = Caller(chat_id, "supergroup", topic=topic) if topic else Caller(chat_id)
+        # `language`: the speaker's, as Telegram's language_code gives it (a new chat's language)
+        kind = "supergroup" if topic else "private"
+        self.caller = Caller(chat_id, kind, topic=topic, language_code=language)
         self.board = board or ButtonBoard()
         self.stopped = False  # Ctrl-C stopped the last scan: quitting does not read on
 
@@ -347,6 +350,7 @@ def run_console(
     *,
     chat_id: int,
     topic: int | None = None,
+    language: str | None = None,
     history: Path | None = None,
     log_file: Path | None = None,
     board: ButtonBoard | None = None,
@@ -355,7 +359,8 @@ def run_console(
     (in memory when None); `board`: the one the runtime's terminal transport numbers its
     buttons on. Ctrl-C while the inbox is read stops the reading (piped, the console too: exit
     0); outside the prompt, in the middle of a command, it stops the console with exit 130 and
-    no traceback. `topic`: the console is inside that forum topic (its commands say so)."""
+    no traceback. `topic`: the console is inside that forum topic (its commands say so);
+    `language`: the speaker's language code, as Telegram would give it."""
     prompt = None
     if at_terminal():
         kept: History = FileHistory(history) if history else InMemoryHistory()
@@ -368,6 +373,7 @@ def run_console(
         log_file=log_file,
         board=board,
         topic=topic,
+        language=language,
     )
     try:
         return asyncio.run(console.run())

@@ -1,5 +1,5 @@
-"""The reader's language: a translator per language, read from the gettext catalogs under
-bot/locale/<lang>/LC_MESSAGES/paperbot.po, and Babel's date and number formats for it.
+"""The reader's language: a translator (bot/core/i18n.py) per language, read from the gettext
+catalogs under bot/locale/<lang>/LC_MESSAGES/paperbot.po.
 
 Catalogs are read from the .po files at run time (Babel parses them), so a plain `pip install .`
 carries everything the bot needs: no compile step to forget. A language is offered only when its
@@ -7,18 +7,17 @@ catalog translates every message English has (tests/test_i18n.py checks it)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import gettext
-from dataclasses import dataclass
 from functools import cache
 from io import BytesIO
 from pathlib import Path
 
-from babel import Locale
-from babel.dates import format_date, format_datetime
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+
+from bot.core.i18n import ENGLISH, N_, Translator, papers
+
+__all__ = ["ENGLISH", "N_", "Translator", "available", "normalize", "papers", "translator"]
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "paperbot"
@@ -53,53 +52,17 @@ def normalize(code: str | None) -> str:
     return by_lower.get(base, DEFAULT)
 
 
-@dataclass(frozen=True)
-class Translator:
-    """One language's messages and formats; handlers get it per chat, never from a global."""
-
-    language: str
-    _messages: gettext.NullTranslations
-
-    def gettext(self, message: str) -> str:
-        return self._messages.gettext(message)
-
-    def ngettext(self, singular: str, plural: str, n: int) -> str:
-        return self._messages.ngettext(singular, plural, n)
-
-    @property
-    def locale(self) -> Locale:
-        return Locale.parse(self.language)
-
-    def date(self, day: dt.date, format: str = "long") -> str:
-        return format_date(day, format=format, locale=self.locale)
-
-    def datetime(self, moment: dt.datetime, format: str = "medium") -> str:
-        return format_datetime(moment, format=format, locale=self.locale)
-
-    def number(self, value: float) -> str:
-        return format_decimal(value, locale=self.locale)
-
-    def name(self) -> str:
-        """The language's own name for itself ("Deutsch", "日本語")."""
-        return self.locale.get_display_name(self.locale) or self.language
-
-
 @cache
 def translator(language: str | None) -> Translator:
     lang = normalize(language)
     if lang == DEFAULT:
-        return Translator(DEFAULT, gettext.NullTranslations())
+        return ENGLISH
     with catalog_path(lang).open("rb") as po:
         catalog = read_po(po, locale=lang, domain=DOMAIN)
     compiled = BytesIO()
     write_mo(compiled, catalog)
     compiled.seek(0)
     return Translator(lang, gettext.GNUTranslations(compiled))
-
-
-def papers(t: Translator, n: int) -> str:
-    """ "1 paper", "2 papers", in the reader's plural forms and number format."""
-    return t.ngettext("{count} paper", "{count} papers", n).format(count=t.number(n))
 
 
 def language_status(t: Translator) -> str:

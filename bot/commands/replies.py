@@ -11,9 +11,11 @@ from zoneinfo import ZoneInfo
 
 from bot.core.buttons import Button
 from bot.core.chat import Chat
+from bot.core.i18n import Translator
 from bot.core.render import escape, fit
 from bot.core.schedule import WEEKDAYS
 from bot.core.text import printable
+from bot.i18n import translator
 from bot.service.app import BadFilter, Paperbot
 
 ECHOED = 80  # characters of what a user wrote, quoted back in a reply
@@ -67,6 +69,7 @@ class Caller:
     is_admin: Callable[[], Awaitable[bool]] | None = None
     user_id: int | None = None
     topic: int | None = None
+    language_code: str | None = None  # the speaker's (Telegram's): a new chat's language
 
     async def may_manage(self) -> bool:
         return self.kind == "private" or self.is_admin is None or await self.is_admin()
@@ -84,6 +87,11 @@ class Command:
     aliases: tuple[str, ...] = ()
     manages: bool = False  # changes the chat: administrators only in groups
     operators_only: bool = False
+
+
+def tr(chat: Chat) -> Translator:
+    """The chat's translator: every reply is written in the chat's language."""
+    return translator(chat.language)
 
 
 def echo(text: str, limit: int = ECHOED) -> str:

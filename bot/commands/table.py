@@ -9,6 +9,7 @@ import dataclasses
 from bot.commands.chat import start, stats, status_, stop
 from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
 from bot.commands.filters import list_, preview, similar, subscribe, topic, unsubscribe
+from bot.commands.language import language
 from bot.commands.library import export, import_, saved
 from bot.commands.quiet import quiet
 from bot.commands.ratings import dislike, like, top
@@ -119,6 +120,13 @@ COMMANDS: list[Command] = [
         import_,
         manages=True,
     ),
+    Command(
+        "language",
+        "[CODE]",
+        "the language I write in here (de, es, pt-br, ru, zh, ja, en)",
+        language,
+        manages=True,
+    ),
     Command("stop", "", "forget this chat and everything about it", stop, manages=True),
     Command("stats", "", "operators: counts of everything", stats, operators_only=True),
 ]
@@ -156,7 +164,7 @@ async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) ->
         return Reply(f"I do not know /{echo(name, 40)}. /help lists what I can do.")
     if command.manages and not await caller.may_manage():
         return Reply("Only this group's administrators can change its filters and settings.")
-    chat = app.enter(caller.chat_id, caller.kind)
+    chat = app.enter(caller.chat_id, caller.kind, caller.language_code)
     if caller.topic is not None:  # in a forum topic: where /subscribe and /topic put filters
         chat = dataclasses.replace(chat, topic=caller.topic)
     reply = await command.handler(app, chat, args)

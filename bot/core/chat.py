@@ -38,6 +38,9 @@ class Chat:
     quiet_from: str | None = None  # quiet hours, local HH:MM to HH:MM (None: none)
     quiet_to: str | None = None
     quiet_silent: bool = False  # in the window: sent without a notification, not held
+    # the reader's language (bot/i18n.py): the first update's language_code, or /language;
+    # None until either (English)
+    language: str | None = None
     # the forum topic a command was sent in (None: General, or a chat without topics): set by
     # the command layer for the command at hand, never stored with the chat
     topic: int | None = None

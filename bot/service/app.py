@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from bot import i18n
 from bot.config import Settings
 from bot.core.buttons import Keyboard
 from bot.core.chat import GROUPS, Chat, Filter
@@ -216,9 +217,13 @@ class Paperbot:
     def is_operator(self, chat_id: int) -> bool:
         return chat_id in self.settings.admin.chat_ids
 
-    def enter(self, chat_id: int, kind: str) -> Chat:
-        """The chat that speaks, registered at its first word."""
-        return chats.enter(self.database, chat_id=chat_id, kind=kind, now=self.clock())
+    def enter(self, chat_id: int, kind: str, language: str | None = None) -> Chat:
+        """The chat that speaks, registered at its first word; its language, when it has none,
+        the speaker's (Telegram's language_code, read as an offered language)."""
+        offered = i18n.normalize(language) if language else None
+        return chats.enter(
+            self.database, chat_id=chat_id, kind=kind, now=self.clock(), language=offered
+        )
 
     def change(self, chat: Chat, **settings: object) -> Chat:
         return chats.change(self.database, chat_id=chat.id, **settings)

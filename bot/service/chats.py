@@ -10,11 +10,13 @@ from bot.core.chat import Chat
 from bot.store import Database, chats
 
 
-def enter(database: Database, *, chat_id: int, kind: str, now: datetime) -> Chat:
+def enter(
+    database: Database, *, chat_id: int, kind: str, now: datetime, language: str | None = None
+) -> Chat:
     """The chat that speaks, registered on first contact; a chat that had blocked the bot (or
-    removed it) is active again."""
+    removed it) is active again; a chat without a language takes the speaker's."""
     with database.session() as session:
-        return chats.register_chat(session, chat_id=chat_id, kind=kind, now=now)
+        return chats.register_chat(session, chat_id=chat_id, kind=kind, now=now, language=language)
 
 
 def change(database: Database, *, chat_id: int, **settings: object) -> Chat:

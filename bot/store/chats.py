@@ -30,6 +30,7 @@ CHAT_SETTINGS = frozenset(
         "quiet_from",
         "quiet_to",
         "quiet_silent",
+        "language",
     }
 )
 
@@ -49,8 +50,11 @@ def get_chat(session: Session, *, chat_id: int) -> Chat | None:
     return _to_chat(row) if row else None
 
 
-def register_chat(session: Session, *, chat_id: int, kind: str, now: datetime) -> Chat:
-    """The chat, created on first contact; an inactive chat (blocked, removed) becomes active."""
+def register_chat(
+    session: Session, *, chat_id: int, kind: str, now: datetime, language: str | None = None
+) -> Chat:
+    """The chat, created on first contact; an inactive chat (blocked, removed) becomes active.
+    A chat without a language takes the one given (the speaker's), once."""
     row = session.get(ChatTable, chat_id)
     if row is None:
         row = ChatTable(id=chat_id, kind=kind, created_at=now, last_digest_at=now)
@@ -58,6 +62,8 @@ def register_chat(session: Session, *, chat_id: int, kind: str, now: datetime) -
     elif not row.active:
         row.active, row.inactive_reason = True, None
     row.kind = kind
+    if row.language is None and language is not None:
+        row.language = language
     session.flush()
     return _to_chat(row)
 

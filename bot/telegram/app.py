@@ -95,7 +95,14 @@ def _caller(update: Update, context: Context) -> Caller:
         member = await context.bot.get_chat_member(chat.id, user.id)
         return member.status in ADMINS
 
-    return Caller(chat.id, chat.type, is_admin, user.id if user is not None else None, topic)
+    return Caller(
+        chat.id,
+        chat.type,
+        is_admin,
+        user.id if user is not None else None,
+        topic,
+        user.language_code if user is not None else None,
+    )
 
 
 def _admitted(update: Update, context: Context) -> Verdict:

@@ -1,0 +1,27 @@
+"""The reader's language: /language shows it and the choices, /language CODE changes it
+(in groups, administrators only). A chat starts in the language of the one who first spoke."""
+
+from __future__ import annotations
+
+from bot.commands.replies import Reply, Usage, echo, tr
+from bot.core.chat import Chat
+from bot.i18n import DEFAULT, language_status, normalize, translator
+from bot.service.app import Paperbot
+
+
+async def language(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    t = tr(chat)
+    code = args.strip()
+    if not code:
+        return Reply(language_status(t))
+    chosen = normalize(code)
+    if chosen == DEFAULT and code.replace("-", "_").split("_")[0].lower() != DEFAULT:
+        unknown = t.gettext("I do not speak <code>{code}</code> yet.").format(code=echo(code, 20))
+        return Reply(f"{unknown}\n{language_status(t)}")
+    app.change(chat, language=chosen)
+    now = translator(chosen)
+    return Reply(
+        now.gettext("From now on I write to this chat in {name}.").format(name=now.name())
+        + "\n"
+        + now.gettext("Paper titles and abstracts stay in the paper's language.")
+    )
