@@ -41,6 +41,8 @@ class Chat:
     # the reader's language (bot/i18n.py): the first update's language_code, or /language;
     # None until either (English)
     language: str | None = None
+    # follow-ups of the papers the chat 👍'd or saved (/followups): on unless turned off
+    followups: bool = True
     # the forum topic a command was sent in (None: General, or a chat without topics): set by
     # the command layer for the command at hand, never stored with the chat
     topic: int | None = None

@@ -31,6 +31,7 @@ CHAT_SETTINGS = frozenset(
         "quiet_to",
         "quiet_silent",
         "language",
+        "followups",
     }
 )
 

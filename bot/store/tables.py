@@ -15,6 +15,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     bindparam,
+    true,
 )
 from sqlmodel import Field, SQLModel, col
 
@@ -105,6 +106,9 @@ class ChatTable(SQLModel, table=True):
     quiet_silent: bool = False  # in the window: send without a notification instead of holding
     # the reader's language (bot/i18n.py); None until the first update's language_code sets it
     language: str | None = Field(default=None, max_length=16)
+    # follow-ups of the papers the chat 👍'd or saved: new versions with a venue, a journal
+    # reference, a DOI, the journal version (bot/service/followups.py)
+    followups: bool = Field(default=True, sa_column_kwargs={"server_default": true()})
     # the process sending to the chat now, and until when its claim holds unless renewed
     busy_by: str | None = Field(default=None, sa_column=Column(Text))
     busy_until: datetime | None = None
@@ -313,4 +317,21 @@ class LibraryImportTable(SQLModel, table=True):
     )
     seeds: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     authors: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime
+
+
+class FollowupTable(SQLModel, table=True):
+    """What a follow-up tells of a paper, once per paper and revision (the ledger's: its version,
+    or JOURNAL for its journal version): the ledger's follow-up rows of every chat that 👍'd or
+    saved it read it when they are sent, so each says what changed when it was recorded."""
+
+    __tablename__ = "followup"
+
+    paper_id: int = Field(foreign_key="paper.id", ondelete="CASCADE", primary_key=True)
+    revision: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    version: int | None = None
+    venue: str | None = Field(default=None, sa_column=Column(Text))
+    journal_ref: str | None = Field(default=None, sa_column=Column(Text))
+    doi: str | None = Field(default=None, max_length=300)
+    journal: str | None = Field(default=None, sa_column=Column(Text))
     created_at: datetime
