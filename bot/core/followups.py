@@ -1,21 +1,32 @@
-"""What a new record of a paper a chat liked or saved brings that is worth a follow-up.
+"""What a new record of a paper a chat liked or saved brings that is worth a follow-up, and the
+follow-up as the chat reads it.
 
 Pure: the service compares the stored record with the new one and, for a chat that 👍'd or
-saved the paper, sends what this returns (once per paper and version, through the ledger).
+saved the paper, writes a ledger row for what this returns (once per paper and revision: the
+version, or JOURNAL for the journal version); the rows are sent as `render_followup` writes them.
 """
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.core.chat import Delivery
+from bot.core.i18n import ENGLISH, Translator
 from bot.core.paper import Paper
+from bot.core.render import LINK_MAX, MESSAGE_LIMIT, TITLE_SHOWN, UNTITLED, fit, size
 
 # Comments that say the paper found a venue: "Accepted at ICLR 2027", "to appear in JHEP",
 # "Published in Nature", "camera-ready version for ...".
 _VENUE = re.compile(
     r"\b(?:accepted|to appear|published|camera[- ]ready|in press)\b[^.;]*", re.IGNORECASE
 )
+JOURNAL = -1  # the ledger's revision of a paper's journal version (its versions are 1, 2, ...)
+VENUE_SHOWN = 120  # characters of a venue note or a journal reference
+DOI_SHOWN = 80
+ICON = "🔁"
 
 
 @dataclass(frozen=True)
@@ -50,3 +61,65 @@ def followup(before: Paper, after: Paper) -> Followup | None:
         return None
     newer = (after.version or 0) > (before.version or 0)
     return Followup(after.version if newer else None, venue, journal_ref, doi, journal)
+
+
+def revision_of(news: Followup, paper: Paper) -> int:
+    """The ledger revision a follow-up goes out as: its new version; JOURNAL for a journal
+    version found without one; else the version the news came with (a journal reference added
+    to the version the chat has). A revision the chat's ledger holds is news it had."""
+    if news.version:
+        return news.version
+    return JOURNAL if news.journal else paper.version or 1
+
+
+def is_followup(row: Delivery) -> bool:
+    """A follow-up row: planned for a paper the chat 👍'd or saved, so no filter matched it (a
+    matched paper's rows, updates included, name their filters)."""
+    return row.revision != 0 and not row.filter_ids
+
+
+def render_followup(
+    paper: Paper, news: Followup | None, *, revision: int = 0, t: Translator = ENGLISH
+) -> str:
+    """One line, as escaped HTML: "🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026)
+    · doi:10.… — <title>", the title linked to the paper. Without its news (recorded before
+    the chat's row was sent, so never missing but for a paper since forgotten) it says what the
+    paper has now."""
+    if news is None:
+        version = revision if revision > 0 else None
+        journal = paper.journal if revision == JOURNAL else None
+        news = Followup(version, venue_of(paper.comments), paper.journal_ref, paper.doi, journal)
+    parts = []
+    if news.version:
+        parts.append(t.gettext("v{version}").format(version=news.version))
+    if news.journal:
+        journal = fit(news.journal, VENUE_SHOWN)
+        parts.append(t.gettext("Published in {journal}").format(journal=journal))
+    parts += [fit(note, VENUE_SHOWN) for note in (news.venue, news.journal_ref) if note]
+    if news.doi:
+        doi = fit(news.doi, DOI_SHOWN)
+        url = f"https://doi.org/{news.doi}"
+        parts.append(f'doi:<a href="{html.escape(url)}">{doi}</a>' if len(url) <= LINK_MAX else doi)
+    title = fit(paper.title, TITLE_SHOWN) if paper.title.strip() else UNTITLED
+    link = paper.abs_url or paper.doi_url
+    if link and len(link) <= LINK_MAX:
+        title = f'<a href="{html.escape(link)}">{title}</a>'
+    return f"{ICON} {' · '.join(parts)} — {title}"
+
+
+def followup_messages(
+    lines: Sequence[str], *, t: Translator = ENGLISH, limit: int = MESSAGE_LIMIT
+) -> list[tuple[str, list[int]]]:
+    """A digest's "Follow-ups" section: its lines under the heading, as many messages as they
+    need, each with the indices of the lines it carries."""
+    heading = f"<b>{ICON} {t.gettext('Follow-ups')}</b>"
+    messages: list[tuple[str, list[int]]] = []
+    text, carried = heading, list[int]()
+    for index, line in enumerate(lines):
+        if carried and size(text) + 2 + size(line) > limit:
+            messages.append((text, carried))
+            text, carried = heading, list[int]()
+        text, carried = f"{text}\n\n{line}", [*carried, index]
+    if carried:
+        messages.append((text, carried))
+    return messages

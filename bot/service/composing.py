@@ -29,6 +29,7 @@ from bot.core.query import FilterRules
 from bot.core.states import ChatMode
 from bot.core.topics import Topic, filter_topics, split_by_topic
 from bot.memory import cycles_uncollected
+from bot.service import followups
 from bot.service.ranking import Ranker
 from bot.store import Database, deliveries, filters, papers
 
@@ -116,6 +117,18 @@ class Composer:
     def _digest(self, chat: Chat, now: datetime) -> Digest:
         with self.database.reading() as connection:
             rows = deliveries.unfinished_deliveries(connection, chat_id=chat.id)
+        notes, rows = followups.split(rows)
+        digest = self._papers_digest(chat, now, rows) if rows or not notes else Digest()
+        if notes:  # under their heading after General's papers (or alone: nothing else waits)
+            section = followups.compose(self.database, chat.id, notes, digest=True)
+            general = next((messages for topic, messages in digest.parts if topic is None), None)
+            if general is None:
+                digest.parts.insert(0, (None, section))
+            else:
+                general.extend(section)
+        return digest
+
+    def _papers_digest(self, chat: Chat, now: datetime, rows: list[Delivery]) -> Digest:
         if not rows:
             with self.database.session() as session:
                 if not filters.chat_filters(session, chat_id=chat.id):

@@ -43,7 +43,7 @@ from bot.core.schedule import held_until, last_digest_due, silenced
 from bot.core.states import DIGESTS, ChatMode, Status
 from bot.core.topics import topic_lost_notice
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender, Sent, TopicGone
-from bot.service import Clock
+from bot.service import Clock, followups
 from bot.service.composing import Composer
 from bot.service.ranking import Ranker
 from bot.service.status import waiting
@@ -299,6 +299,12 @@ class Postman:
             if self.chat_versions[chat_id] != version:  # sent to since `rows` were read
                 with self.database.session() as session:
                     rows = deliveries.unfinished_deliveries(session, chat_id=chat_id)
+            notes, rows = followups.split(rows)  # follow-ups first, each its own message
+            if notes:
+                told = followups.compose(self.database, chat_id, notes, digest=False)
+                await self._send_messages(chat_id, told, report, silent=silent)
+                if report.waiting or report.chats_gone:
+                    return report
             for topic, grouped in self.composer.by_topic(chat_id, rows):
                 messages = compose_alert(self.composer.items(chat_id, grouped), layout)
                 await self._send_messages(chat_id, messages, report, silent=silent, topic=topic)

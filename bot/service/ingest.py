@@ -23,7 +23,7 @@ from bot.core.paper import Paper
 from bot.core.render import plural
 from bot.core.states import FileStatus
 from bot.core.text import first_line
-from bot.service import Clock, utc_now
+from bot.service import Clock, followups, utc_now
 from bot.store import Database, files, papers
 
 log = logging.getLogger(__name__)
@@ -106,10 +106,12 @@ class IngestReport:
 def store_papers(
     session: Session, incoming: Sequence[Paper], *, now: datetime
 ) -> tuple[list[int], list[int], int]:
-    """Store a batch of parsed papers, de-duplicated against each other and the database.
+    """Store a batch of parsed papers, de-duplicated against each other and the database, and
+    the follow-ups of the stored papers they bring news of (bot/service/followups.py).
     Returns (ids of new papers, ids of stored papers that got a newer version, duplicates)."""
     identities = [Identity.of(p) for p in incoming]
-    distinct = PaperSet(papers.find_known_papers(session, identities=identities))
+    known = papers.find_known_papers(session, identities=identities)
+    distinct = PaperSet(known)
     for paper in incoming:
         distinct.add(paper)
     new_ids = papers.insert_papers(
@@ -128,6 +130,13 @@ def store_papers(
             )
             if entry.newer:
                 updated_ids.append(entry.paper_id)
+    before = dict(known)
+    changes = [
+        (entry.paper_id, before[entry.paper_id], entry.paper)
+        for entry in distinct.entries
+        if entry.paper_id is not None and entry.changed
+    ]
+    followups.record_followups(session, changes=changes, now=now)  # in the papers' transaction
     return new_ids, updated_ids, distinct.duplicates
 
 

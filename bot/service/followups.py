@@ -1,0 +1,84 @@
+"""Follow-ups of the papers a chat 👍'd or saved: recorded when a listing brings news of one
+(a new version with a venue note, a journal reference, a DOI, its journal version), sent as
+ledger rows, at once to instant chats and under a "Follow-ups" heading in digests.
+
+A follow-up is recorded in the transaction that stores the paper's new record (ingest's), as a
+ledger row of each following chat (pending -> sending -> sent, as every row): a crash between
+the two loses neither, and a listing read again finds nothing new to tell. Its row is the
+chat's (paper, revision) row, revision the paper's version (or JOURNAL): a chat that follows
+updates and matches the paper gets the follow-up in place of the update, one message, and a
+version whose row the chat has is never followed up."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlmodel import Session
+
+from bot.core.chat import Delivery
+from bot.core.compose import Outgoing
+from bot.core.followups import (
+    followup,
+    followup_messages,
+    is_followup,
+    render_followup,
+    revision_of,
+)
+from bot.core.paper import Paper
+from bot.i18n import translator
+from bot.store import Database, chats, deliveries, followups, papers
+from bot.store.deliveries import NewDeliveries
+
+# A paper's stored record before a listing changed it, and after: (id, before, after).
+Change = tuple[int, Paper, Paper]
+
+
+def record_followups(session: Session, *, changes: Sequence[Change], now: datetime) -> int:
+    """For each changed paper whose change is news, what it tells and one ledger row per chat
+    following it; how many rows are new (a revision the chat's ledger holds adds none)."""
+    newsworthy = [
+        (paper_id, news, after)
+        for paper_id, before, after in changes
+        if (news := followup(before, after)) is not None
+    ]
+    if not newsworthy:
+        return 0
+    following = followups.followers(session, paper_ids=[paper_id for paper_id, _, _ in newsworthy])
+    rows: list[tuple[int, int, int, list[int]]] = []
+    for paper_id, news, after in newsworthy:
+        revision = revision_of(news, after)
+        followups.record_news(session, paper_id=paper_id, revision=revision, news=news, now=now)
+        rows += [(chat_id, paper_id, revision, []) for chat_id in following.get(paper_id, [])]
+    if not rows:
+        return 0
+    return deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=now)
+
+
+def split(rows: Sequence[Delivery]) -> tuple[list[Delivery], list[Delivery]]:
+    """A chat's waiting rows: its follow-ups, and the rest (papers that matched its filters)."""
+    notes = [row for row in rows if is_followup(row)]
+    return notes, [row for row in rows if not is_followup(row)]
+
+
+def compose(
+    database: Database, chat_id: int, rows: Sequence[Delivery], *, digest: bool
+) -> list[Outgoing]:
+    """The follow-up rows as messages in the chat's language: one a row for an instant chat, a
+    digest's "Follow-ups" section (`digest`) otherwise; each settles the rows it tells."""
+    with database.session() as session:
+        chat = chats.get_chat(session, chat_id=chat_id)
+        found = papers.get_papers(session, paper_ids={row.paper_id for row in rows})
+        news = followups.news_of(session, keys=[(row.paper_id, row.revision) for row in rows])
+    t = translator(chat.language if chat else None)
+    told = [row for row in rows if row.paper_id in found]
+    lines = [
+        render_followup(
+            found[row.paper_id], news.get((row.paper_id, row.revision)), revision=row.revision, t=t
+        )
+        for row in told
+    ]
+    if not digest:
+        return [Outgoing(line, [row]) for line, row in zip(lines, told, strict=True)]
+    messages = followup_messages(lines, t=t)
+    return [Outgoing(text, [told[i] for i in carried]) for text, carried in messages]

@@ -1,0 +1,73 @@
+"""Follow-ups: what each tells, once per paper and revision, and who follows a paper (the chats
+that 👍'd or saved it and have follow-ups on). Their ledger rows are in bot/store/deliveries.py."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from bot.core.followups import Followup
+from bot.store.database import id_chunks
+from bot.store.tables import ChatTable, FeedbackTable, FollowupTable, SavedPaperTable
+
+
+def record_news(
+    session: Session, *, paper_id: int, revision: int, news: Followup, now: datetime
+) -> bool:
+    """What the paper's follow-up of `revision` tells, kept as first recorded (a listing read
+    again tells nothing new); False when it was recorded before."""
+    if session.get(FollowupTable, (paper_id, revision)) is not None:
+        return False
+    session.add(
+        FollowupTable(
+            paper_id=paper_id,
+            revision=revision,
+            version=news.version,
+            venue=news.venue,
+            journal_ref=news.journal_ref,
+            doi=news.doi,
+            journal=news.journal,
+            created_at=now,
+        )
+    )
+    session.flush()
+    return True
+
+
+def news_of(
+    session: Session, *, keys: Iterable[tuple[int, int]]
+) -> dict[tuple[int, int], Followup]:
+    """The recorded follow-ups of these (paper, revision) pairs."""
+    wanted = set(keys)
+    found: dict[tuple[int, int], Followup] = {}
+    for chunk in id_chunks(sorted({paper_id for paper_id, _ in wanted})):
+        statement = select(FollowupTable).where(col(FollowupTable.paper_id).in_(chunk))
+        for row in session.exec(statement):
+            if (key := (row.paper_id, row.revision)) in wanted:
+                news = Followup(row.version, row.venue, row.journal_ref, row.doi, row.journal)
+                found[key] = news
+    return found
+
+
+def followers(session: Session, *, paper_ids: Sequence[int]) -> dict[int, list[int]]:
+    """For each paper, the active chats with follow-ups on that 👍'd or saved it, by id."""
+    found: dict[int, set[int]] = defaultdict(set)
+    following = (col(ChatTable.active), col(ChatTable.followups))
+    for chunk in id_chunks(paper_ids):
+        liked = (
+            sa.select(col(FeedbackTable.paper_id), col(FeedbackTable.chat_id))
+            .join(ChatTable, col(ChatTable.id) == col(FeedbackTable.chat_id))
+            .where(col(FeedbackTable.paper_id).in_(chunk), col(FeedbackTable.value) > 0, *following)
+        )
+        saved = (
+            sa.select(col(SavedPaperTable.paper_id), col(SavedPaperTable.chat_id))
+            .join(ChatTable, col(ChatTable.id) == col(SavedPaperTable.chat_id))
+            .where(col(SavedPaperTable.paper_id).in_(chunk), *following)
+        )
+        for paper_id, chat_id in session.execute(sa.union(liked, saved)):
+            found[paper_id].add(chat_id)
+    return {paper_id: sorted(chats) for paper_id, chats in found.items()}
