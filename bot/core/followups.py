@@ -92,10 +92,15 @@ def render_followup(
     parts = []
     if news.version:
         parts.append(t.gettext("v{version}").format(version=news.version))
-    if news.journal:
-        journal = fit(news.journal, VENUE_SHOWN)
+    reference = news.journal_ref
+    if news.journal:  # PubMed's reference starts with the journal's name: said once
+        named = (
+            reference if (reference or "").casefold().startswith(news.journal.casefold()) else None
+        )
+        journal = fit(named or news.journal, VENUE_SHOWN)
         parts.append(t.gettext("Published in {journal}").format(journal=journal))
-    parts += [fit(note, VENUE_SHOWN) for note in (news.venue, news.journal_ref) if note]
+        reference = None if named else reference
+    parts += [fit(note, VENUE_SHOWN) for note in (news.venue, reference) if note]
     if news.doi:
         doi = fit(news.doi, DOI_SHOWN)
         url = f"https://doi.org/{news.doi}"

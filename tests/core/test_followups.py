@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import gettext
 from dataclasses import replace
+from datetime import UTC, datetime
 
-from bot.core.followups import Followup, followup, venue_of
+from bot.core.chat import Delivery
+from bot.core.followups import (
+    JOURNAL,
+    Followup,
+    followup,
+    followup_messages,
+    is_followup,
+    render_followup,
+    revision_of,
+    venue_of,
+)
+from bot.core.i18n import Translator
 from bot.core.paper import Paper
+from bot.core.render import MESSAGE_LIMIT, size
+from bot.core.states import Status
 
 V1 = Paper(title="Sparse attention", abstract="", source="t", arxiv_id="2701.00001", version=1)
 
@@ -36,3 +51,88 @@ def test_venue_of_reads_acceptance_from_comments() -> None:
     assert venue_of("8 pages. To appear in JHEP; 3 figures") == "To appear in JHEP"
     assert venue_of("35 pages") is None
     assert venue_of(None) is None
+
+
+def test_the_revision_is_the_new_version_else_the_journal_version_else_the_version_at_hand() -> (
+    None
+):
+    v3 = replace(V1, version=3)
+    assert revision_of(Followup(3, "Accepted at X", None, None, None), v3) == 3
+    assert revision_of(Followup(None, None, None, "10.1/x", "Nature"), V1) == JOURNAL
+    assert revision_of(Followup(None, None, "J. 1 (2027)", None, None), v3) == 3
+    unversioned = replace(V1, version=None)
+    assert revision_of(Followup(None, None, None, "10.1/x", None), unversioned) == 1
+
+
+def test_a_follow_up_row_is_one_no_filter_matched() -> None:
+    now = datetime(2026, 7, 1, tzinfo=UTC)
+    row = Delivery(1, 5, 9, 2, [], Status.PENDING, None, None, now)
+    assert is_followup(row)
+    assert not is_followup(row._replace(filter_ids=[3]))  # an update of a matched paper
+    assert not is_followup(row._replace(revision=0))  # the paper itself
+    assert is_followup(row._replace(revision=JOURNAL))
+
+
+PAPER = replace(
+    V1,
+    title="Sparse attention & friends",
+    version=3,
+    doi="10.1/x",
+    journal_ref="J. Mach. Learn. Res. 25 (2026)",
+    comments="Accepted at ICLR 2027",
+)
+
+
+def test_a_follow_up_says_what_changed_in_one_line_linking_the_paper() -> None:
+    news = Followup(3, "Accepted at ICLR 2027", "J. Mach. Learn. Res. 25 (2026)", "10.1/x", None)
+    assert render_followup(PAPER, news) == (
+        "🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026) · "
+        'doi:<a href="https://doi.org/10.1/x">10.1/x</a> — '
+        '<a href="https://arxiv.org/abs/2701.00001">Sparse attention &amp; friends</a>'
+    )
+    only_doi = Followup(None, None, None, "10.1/x", None)
+    assert render_followup(PAPER, only_doi).startswith('🔁 doi:<a href="https://doi.org/10.1/x">')
+
+
+def test_a_journal_version_says_where_it_was_published_naming_the_journal_once() -> None:
+    pubmed = Followup(
+        None, None, "Nature neuroscience 29(10): 1811 (2026)", "10.1/n", "Nature neuroscience"
+    )
+    line = render_followup(PAPER, pubmed)
+    assert line.startswith("🔁 Published in Nature neuroscience 29(10): 1811 (2026) · doi:")
+    toc = Followup(None, None, None, None, "Nature Neuroscience")
+    assert render_followup(PAPER, toc).startswith("🔁 Published in Nature Neuroscience — <a")
+
+
+def test_without_its_recorded_news_a_follow_up_tells_what_the_paper_has_now() -> None:
+    line = render_followup(PAPER, None, revision=3)
+    assert line.startswith("🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026) · doi:")
+    journal = replace(PAPER, journal="Nature", journal_ref=None, comments=None)
+    assert render_followup(journal, None, revision=JOURNAL).startswith("🔁 Published in Nature ·")
+
+
+def test_a_digest_section_has_its_heading_and_splits_where_telegram_would_cut() -> None:
+    lines = [f"🔁 v2 — paper {n} " + "x" * 300 for n in range(30)]
+    messages = followup_messages(lines)
+    assert len(messages) == 3
+    assert all(text.startswith("<b>🔁 Follow-ups</b>\n\n") for text, _ in messages)
+    assert [i for _, carried in messages for i in carried] == list(range(30))
+    assert all(size(text) <= MESSAGE_LIMIT for text, _ in messages)
+    assert followup_messages([]) == []
+
+
+def test_the_words_go_through_the_chats_translator() -> None:
+    german = {
+        "v{version}": "Version {version}",
+        "Published in {journal}": "Erschienen in {journal}",
+        "Follow-ups": "Neuigkeiten",
+    }
+
+    class Catalog(gettext.NullTranslations):
+        def gettext(self, message: str) -> str:
+            return german.get(message, message)
+
+    t = Translator("de", Catalog())
+    news = Followup(2, None, None, None, "Nature")
+    assert render_followup(PAPER, news, t=t).startswith("🔁 Version 2 · Erschienen in Nature")
+    assert followup_messages(["x"], t=t)[0][0].startswith("<b>🔁 Neuigkeiten</b>")
