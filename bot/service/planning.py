@@ -183,7 +183,8 @@ class Planner:
         filter_ids = np.concatenate(matched) if matched else np.empty(0, dtype=np.int64)
         position = np.repeat(np.arange(len(batch)), [len(ids) for ids in matched])
         chat_ids = owners[filter_ids]
-        revision = np.array(revisions, dtype=np.int64)[position]
+        paper_revisions = np.array(revisions, dtype=np.int64)
+        revision = paper_revisions[position]
         if revision.any():  # an update goes only to chats that follow updates
             follows = [c.id for c in chats.all_chats(session, active_only=True) if c.updates]
             keep = (revision == 0) | np.isin(chat_ids, np.array(follows, dtype=np.int64))
@@ -209,7 +210,7 @@ class Planner:
                 yield NewDeliveries(
                     chat_ids[chunk].tolist(),
                     paper_ids[position[chunk]].tolist(),
-                    revision[chunk].tolist(),
+                    paper_revisions[position[chunk]].tolist(),  # masked and sorted as they are
                     [all_filters[start:end] for start, end in spans],
                 )
 

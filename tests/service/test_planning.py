@@ -258,3 +258,35 @@ def test_a_filter_removed_while_its_batch_is_planned_leaves_the_chats_other_matc
     assert report.deliveries == 2
     with any_database.session() as session:
         assert len(deliveries.all_deliveries(session, chat_id=1)) == 2
+
+
+def test_an_update_left_out_for_a_chat_does_not_shift_the_other_rows_revisions(
+    database: Database, clock: Clock
+) -> None:
+    """A batch of a known paper's new version and a new paper: the update goes only to the chat
+    that follows updates, and every other row keeps revision 0 (the revisions were once read
+    by position before the rows were masked and sorted: a new paper went out as "Updated")."""
+    follow(database, 2, "sparse", now=clock())
+    follow(database, 1, "sparse", now=clock())
+    with database.session() as session:
+        chats.update_chat(session, chat_id=2, updates=True)
+    old = Paper(title="Sparse attention at length", abstract="Sparse heads.", source="t",
+                arxiv_id="2701.00001", version=1)  # fmt: skip
+    planner = Planner(FilterRules())
+    with database.session() as session:
+        ingest.store_papers(session, [old], now=clock())
+    planner.plan(database, now=clock())
+    new = Paper(title="Sparse codes in the cortex", abstract="Sparse codes.", source="t",
+                arxiv_id="2701.00002", version=1)  # fmt: skip
+    with database.session() as session:
+        ingest.store_papers(session, [old.with_changes(version=2), new], now=clock())
+    planner.plan(database, now=clock())
+    with database.session() as session:
+        stored = papers.papers_by_arxiv_id(session, arxiv_ids=["2701.00001", "2701.00002"])
+        ids = {paper_id: arxiv_id[-1] for arxiv_id, (paper_id, _) in stored.items()}
+        planned = {
+            chat_id: sorted((ids[r.paper_id], r.revision) for r in rows)
+            for chat_id in (1, 2)
+            if (rows := deliveries.all_deliveries(session, chat_id=chat_id))
+        }
+    assert planned == {1: [("1", 0), ("2", 0)], 2: [("1", 0), ("1", 2), ("2", 0)]}
