@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from bot.commands.followups import status_line as followups_line
 from bot.commands.replies import Reply, Usage, local_time, weekly_when
 from bot.core.buttons import stop_buttons
 from bot.core.chat import Chat
@@ -37,6 +38,7 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         _quiet_line(report),
         f"Updates: {'on' if chat.updates else 'off'}"
         + ("; PAUSED (/resume)" if chat.paused else ""),
+        followups_line(chat),
         f"Waiting for you: {plural(found.waiting, 'paper')}",
         _ratings_line(report),
     ]

@@ -9,6 +9,7 @@ import dataclasses
 from bot.commands.chat import start, stats, status_, stop
 from bot.commands.delivery import digest, layout, mode, pause, resume, time_, timezone, updates
 from bot.commands.filters import list_, preview, similar, subscribe, topic, unsubscribe
+from bot.commands.followups import FOLLOWUPS_HELP, followups
 from bot.commands.language import language
 from bot.commands.library import export, import_, saved
 from bot.commands.quiet import quiet
@@ -91,6 +92,7 @@ COMMANDS: list[Command] = [
         manages=True,
     ),
     Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
+    Command("followups", "on|off", FOLLOWUPS_HELP, followups, manages=True),
     Command("digest", "", "send what is waiting now", digest),
     Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),
     Command("dislike", "ARXIV_ID ...", "👎: rank papers like these last", dislike, manages=True),
