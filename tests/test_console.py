@@ -22,9 +22,12 @@ from bot.console import ScanProgress
 from bot.core.library import Reference, read_library, to_bibtex
 from tests.conftest import ROOT, SEEDS
 from tests.corpus import mixed_day, rss, topic_of, topic_papers
+from tests.telegram.test_followups import REF
+from tests.telegram.test_followups import feed as followup_feed
 from tests.test_cli import paperbot
 
 SETTLED = {"PAPERBOT_INBOX_SETTLE_SECONDS": "0"}
+DOI = "10.5555/jmlr.2"
 
 
 def test_subscribe_shows_the_filter_as_understood_and_the_seed_papers(tmp_path: Path) -> None:
@@ -496,3 +499,25 @@ def test_a_library_file_imports_as_likes_and_saved_papers_export_to_a_file(
     assert f"Ratings: {count} 👍, 0 👎" in again.stdout
     stopped = paperbot(tmp_path, "console", stdin="/stop\n#1\n/saved\n", env=env)
     assert stopped.stdout.rstrip().endswith("No saved papers yet: 🔖 under a paper keeps it here.")
+
+
+def test_a_liked_papers_v2_with_a_journal_reference_follows_up_once(tmp_path: Path) -> None:
+    """The library issue's promise in the console: /like a paper, its v2 listing with a journal
+    reference and a DOI brings one follow-up, and the same listing again none."""
+    (tmp_path / "inbox").mkdir()
+    env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"}
+    (tmp_path / "inbox" / "v1.xml").write_text(followup_feed(1))
+    liked = paperbot(tmp_path, "console", stdin="/subscribe mamba\n/like 2610.00001\n", env=env)
+    assert "👍 Mamba at scale" in liked.stdout, liked.stderr
+    (tmp_path / "inbox" / "v2.xml").write_text(followup_feed(2, journal_ref=REF, doi=DOI))
+    result = paperbot(tmp_path, "console", stdin="/digest\n", env=env)
+    assert result.returncode == 0, result.stderr
+    assert (
+        f"🔁 v2 · {REF} · doi:{DOI} (https://doi.org/{DOI}) — "
+        "Mamba at scale (https://arxiv.org/abs/2610.00001)"
+    ) in result.stdout
+    assert "Follow-ups" in result.stdout and result.stdout.count("🔁 v2") == 1
+    (tmp_path / "inbox" / "again.xml").write_text(followup_feed(2, journal_ref=REF, doi=DOI) + " ")
+    again = paperbot(tmp_path, "console", stdin="/digest\n/status\n", env=env)
+    assert "🔁" not in again.stdout and "Nothing is waiting for you right now." in again.stdout
+    assert "Follow-ups of papers you 👍'd or saved: on (/followups off)" in again.stdout

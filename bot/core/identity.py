@@ -103,6 +103,10 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
     a derived one, and, for a newer version, the newer text. Returns (paper, is_newer_version)."""
     newer = bool(incoming.version and incoming.version > (stored.version or 1))
     base, extra = (incoming, stored) if newer else (stored, incoming)
+    # A mailing's replacement names no version, but its comments, journal reference and DOI are
+    # the paper's as they are now ("Accepted at ICLR 2027"): they win over the stored ones.
+    replaced = not newer and incoming.announce_type.is_update and incoming.version is None
+    now, then = (incoming, stored) if replaced else (base, extra)
     arxiv_id = base.arxiv_id or extra.arxiv_id
     title, derived = base.title, base.title_derived
     if derived and not extra.title_derived:
@@ -112,15 +116,15 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
         title_derived=derived,
         arxiv_id=arxiv_id,
         version=max(filter(None, (stored.version, incoming.version)), default=None),
-        doi=base.doi or extra.doi,
+        doi=now.doi or then.doi,
         authors=base.authors or extra.authors,
         more_authors=base.more_authors if base.authors else extra.more_authors,
         categories=base.categories or extra.categories,
         abstract=base.abstract or extra.abstract,
         announced=stored.announced or incoming.announced,
         link=f"https://arxiv.org/abs/{arxiv_id}" if arxiv_id else base.link or extra.link,
-        journal_ref=base.journal_ref or extra.journal_ref,
-        comments=base.comments or extra.comments,
+        journal_ref=now.journal_ref or then.journal_ref,
+        comments=now.comments or then.comments,
         preprint_doi=base.preprint_doi or extra.preprint_doi,
         server=base.server if base.preprint_doi or not extra.preprint_doi else extra.server,
         pmid=base.pmid or extra.pmid,

@@ -129,3 +129,23 @@ def test_merging_keeps_every_sources_ids() -> None:
         "10.1101/111111", "bioRxiv", "10.1038/x.1", "7", "PMC7",
     )  # fmt: skip
     assert (merged.journal, merged.mesh) == ("Cell", ("Mice",))
+
+
+def test_a_mailings_replacement_brings_the_papers_comments_and_journal_reference_now() -> None:
+    """A mailing's replacement names no version: its text stays as stored, but its comments,
+    journal reference and DOI are the paper's current ones (what follow-ups read)."""
+    stored = paper(arxiv_id="2610.18001", version=1, comments="12 pages", doi="10.1/old")
+    replacement = paper(
+        arxiv_id="2610.18001",
+        abstract="Revised.",
+        announce_type=AnnounceType.REPLACE,
+        comments="12 pages; Accepted at ICLR 2027",
+        journal_ref="J. Mach. Learn. Res. 25 (2026)",
+    )
+    merged, newer = merge(stored, replacement)
+    assert not newer and merged.version == 1 and merged.abstract == stored.abstract
+    assert merged.comments == "12 pages; Accepted at ICLR 2027"
+    assert merged.journal_ref == "J. Mach. Learn. Res. 25 (2026)" and merged.doi == "10.1/old"
+    # a new listing (not a replacement) of the same version changes none of them
+    again = paper(arxiv_id="2610.18001", version=1, comments="other")
+    assert merge(stored, again)[0].comments == "12 pages"

@@ -259,3 +259,25 @@ async def test_a_journal_version_merging_into_a_liked_preprint_is_told_once(
 def world_chat(world: World, chat_id: int):  # noqa: ANN201
     with world.database.session() as session:
         return chats.get_chat(session, chat_id=chat_id)
+
+
+LISTINGS = SOURCES.parent / "listings"
+
+
+async def test_a_mailings_replacement_says_the_liked_paper_was_accepted(world: World) -> None:
+    """arXiv's mailing names no version for a replacement: what it says now (its comments,
+    journal reference and DOI) is the news, told once."""
+    world.chat(1, mode="instant")
+    world.arrive((LISTINGS / "email.txt").read_bytes(), "mailing1.txt")
+    with world.database.session() as session:
+        [(paper_id, _)] = papers.papers_by_arxiv_id(session, arxiv_ids=["2502.13163"]).values()
+    world.like(1, paper_id)
+    world.arrive((LISTINGS / "email_journal_ref.txt").read_bytes(), "mailing2.txt")
+    world.arrive((LISTINGS / "email_journal_ref.txt").read_bytes() + b"\n", "mailing3.txt")
+    await world.postman.deliver_instant()
+    [note] = [text for text in world.texts(1) if text.startswith("🔁")]
+    assert note.startswith(
+        "🔁 Accepted at ICSE 2027 · ACM Comput. Surv. 58 (2026) 1-35 · "
+        'doi:<a href="https://doi.org/10.1145/3700001">10.1145/3700001</a> — '
+        '<a href="https://arxiv.org/abs/2502.13163">A Survey of Fuzzing'
+    )
