@@ -13,6 +13,7 @@ import pytest
 
 from bot.core.followups import JOURNAL
 from bot.core.query import FilterRules
+from bot.core.states import Status
 from bot.sender import Limits, Sender
 from bot.service import ingest
 from bot.service.delivery import Postman
@@ -281,3 +282,24 @@ async def test_a_mailings_replacement_says_the_liked_paper_was_accepted(world: W
         'doi:<a href="https://doi.org/10.1145/3700001">10.1145/3700001</a> — '
         '<a href="https://arxiv.org/abs/2502.13163">A Survey of Fuzzing'
     )
+
+
+async def test_a_follow_up_left_by_a_crash_is_sent_by_the_next_process(world: World) -> None:
+    """Recorded, then the process dies with the follow-up in flight (`sending`): the next
+    process puts it back to pending at start and sends it, once."""
+    world.chat(1, mode="instant")
+    world.arrive(arxiv_rss(item(1)))
+    await world.postman.deliver_instant()
+    world.like(1)
+    world.arrive(arxiv_rss(item(2, journal_ref=REF)))
+    with world.database.session() as session:
+        [row] = [r for r in deliveries.all_deliveries(session, chat_id=1) if r.revision == 2]
+    with world.database.connection() as connection:
+        deliveries.mark_deliveries(
+            connection, delivery_ids=[row.id], status=Status.SENDING, now=world.clock()
+        )
+    restarted = World(world.database, world.clock, world.folder)
+    assert restarted.postman.resume() == 1
+    await restarted.postman.deliver_instant()
+    assert [text[:5] for text in restarted.texts(1)] == ["🔁 v2 "]
+    assert world.rows(1) == [(0, "sent"), (2, "sent")]
