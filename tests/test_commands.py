@@ -108,6 +108,10 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
                       "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),
         ("/updates maybe", "Usage: <code>/updates on|off</code> "
                            "(also send new versions of papers)"),
+        ("/followups", "Follow-ups of papers you 👍'd or saved: on (/followups off)\n"
+                       "Usage: <code>/followups on|off</code> (hear when a paper you 👍'd or "
+                       "saved gets a new version with a venue, a journal reference or a DOI, or "
+                       "its journal version)"),
         ("/unsubscribe x", "Usage: <code>/unsubscribe N|all</code> (remove filter N (or all))"),
         ("/unsubscribe", "Usage: <code>/unsubscribe N|all</code> (remove filter N (or all))"),
         ("/import", "Usage: <code>/import LINES</code> (add filters, one per line; or a library "
@@ -224,6 +228,9 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (["/updates on"], "Updates on: new versions of matching papers come too, "
                           "marked as updates."),
         (["/updates off"], "Updates off: each paper comes once, new versions are not sent."),
+        (["/followups off", "/followups on"],
+         "Follow-ups on: when a paper you 👍'd or saved gets a new version with a venue, a "
+         "journal reference or a DOI, or its journal version, you hear of it once."),
         (["/pause"], "Paused. Matching papers are kept for you; /resume sends them."),
         (["/pause", "/resume"], "Resumed. What was kept comes at Fri 23 Oct 08:00 (UTC)."),
         (["/mode instant", "/resume"], "Resumed. What was kept comes with the next delivery."),
@@ -528,7 +535,7 @@ async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
     "text",
     [
         "/subscribe looped", "/unsubscribe all", "/mode instant", "/time 09:00", "/quiet 22-7",
-        "/pause", "/stop",
+        "/pause", "/followups off", "/stop",
     ],
 )  # fmt: skip
 async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime, text: str) -> None:
@@ -538,6 +545,7 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
     assert await say(runtime, "/status", Caller(GROUP, "group", admin)) == (
         "Filters: 0 (/list)\nMode: digest, digest at 08:00\nTime zone: UTC\n"
         "Quiet hours: none (/quiet)\nUpdates: off\n"
+        "Follow-ups of papers you 👍'd or saved: on (/followups off)\n"
         "Waiting for you: 0 papers\n"  # no filters: no digest to announce
         "Ratings: none yet (👍 under 3 papers ranks your digests)\n"
         "Since you started: no announcement (no new listing)\nNo listing has arrived yet."
