@@ -11,6 +11,7 @@ version whose row the chat has is never followed up."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -30,6 +31,8 @@ from bot.i18n import translator
 from bot.store import Database, chats, deliveries, followups, papers
 from bot.store.deliveries import NewDeliveries
 
+log = logging.getLogger(__name__)
+
 # A paper's stored record before a listing changed it, and after: (id, before, after).
 Change = tuple[int, Paper, Paper]
 
@@ -47,17 +50,28 @@ def record_followups(session: Session, *, changes: Sequence[Change], now: dateti
     following = followups.followers(session, paper_ids=[paper_id for paper_id, _, _ in newsworthy])
     rows: list[tuple[int, int, int, list[int]]] = []
     for paper_id, news, after in newsworthy:
+        if paper_id not in following:  # nobody to tell: nothing kept
+            continue
         revision = revision_of(news, after)
         followups.record_news(session, paper_id=paper_id, revision=revision, news=news, now=now)
-        rows += [(chat_id, paper_id, revision, []) for chat_id in following.get(paper_id, [])]
+        rows += [(chat_id, paper_id, revision, []) for chat_id in following[paper_id]]
     if not rows:
         return 0
-    return deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=now)
+    added = deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=now)
+    log.info(
+        "follow-ups: %d of %d papers planned for the chats that follow them", added, len(newsworthy)
+    )
+    return added
 
 
-def split(rows: Sequence[Delivery]) -> tuple[list[Delivery], list[Delivery]]:
-    """A chat's waiting rows: its follow-ups, and the rest (papers that matched its filters)."""
-    notes = [row for row in rows if is_followup(row)]
+def split(rows: list[Delivery]) -> tuple[list[Delivery], list[Delivery]]:
+    """A chat's waiting rows: its follow-ups, and the rest (papers that matched its filters).
+    One pass of inline tests, the rest given back as it came when there are none: a day's
+    digests read ~590 rows a chat for 10,000 chats (bench/day.py), and a call per row twice
+    over would add about a second to their round."""
+    notes = [row for row in rows if row.revision and not row.filter_ids]  # as is_followup
+    if not notes:
+        return notes, rows
     return notes, [row for row in rows if not is_followup(row)]
 
 

@@ -70,4 +70,17 @@ def followers(session: Session, *, paper_ids: Sequence[int]) -> dict[int, list[i
         )
         for paper_id, chat_id in session.execute(sa.union(liked, saved)):
             found[paper_id].add(chat_id)
-    return {paper_id: sorted(chats) for paper_id, chats in found.items()}
+    # each chat locked as the ledger's check of its rows will lock it (PostgreSQL: FOR KEY
+    # SHARE), and a chat forgotten since it was read left out: the rows' check then cannot fail
+    # for it, failing the listing that brought the news
+    kept = _locked(session, sorted({chat for chats in found.values() for chat in chats}))
+    return {paper_id: sorted(chats & kept) for paper_id, chats in found.items() if chats & kept}
+
+
+def _locked(session: Session, chat_ids: Sequence[int]) -> set[int]:
+    kept: set[int] = set()
+    for chunk in id_chunks(chat_ids):
+        statement = sa.select(col(ChatTable.id)).where(col(ChatTable.id).in_(chunk))
+        statement = statement.order_by(col(ChatTable.id)).with_for_update(key_share=True)
+        kept.update(session.execute(statement).scalars())
+    return kept
