@@ -303,3 +303,19 @@ async def test_a_follow_up_left_by_a_crash_is_sent_by_the_next_process(world: Wo
     await restarted.postman.deliver_instant()
     assert [text[:5] for text in restarted.texts(1)] == ["🔁 v2 "]
     assert world.rows(1) == [(0, "sent"), (2, "sent")]
+
+
+async def test_a_paused_chat_gets_its_follow_up_when_it_resumes(world: World) -> None:
+    world.chat(1, mode="instant")
+    world.arrive(arxiv_rss(item(1)))
+    await world.postman.deliver_instant()
+    world.like(1)
+    with world.database.session() as session:
+        chats.update_chat(session, chat_id=1, paused=True)
+    world.arrive(arxiv_rss(item(2, journal_ref=REF)))
+    await world.postman.deliver_instant()
+    assert world.rows(1) == [(0, "sent"), (2, "pending")]
+    with world.database.session() as session:
+        chats.update_chat(session, chat_id=1, paused=False)
+    await world.postman.deliver_instant()
+    assert world.texts(1)[-1].startswith(f"🔁 v2 · {REF} — ")
