@@ -21,6 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from bot.core.buttons import Button
+from bot.core.i18n import ENGLISH, Translator
+
 STARTERS = 8  # papers offered to rate: Semantic Scholar asks for eight (five 👍, three 👎)
 MOST_CANDIDATES = 500  # the newest of a broad filter's matches: 1,021 took 0.4 to 1.6 s
 OFFERED = "offered to rate"  # the ledger's note on a row sent so (not an alert: never sent again)
@@ -44,6 +47,18 @@ def choose_starters(
     taken = set(chosen)  # identical texts make fewer clusters than k: the rest in their order
     chosen += [i for i in range(len(left)) if i not in taken][: k - len(chosen)]
     return [left[i][0] for i in chosen]
+
+
+def tune_button(filter_id: int, count: int, *, t: Translator = ENGLISH) -> Button:
+    """Under a chat's first filter: `count` of its recent matches (STARTERS at most) to rate
+    (bot/core/buttons.py reads the press as Tune)."""
+    shown = min(count, STARTERS)
+    label = t.ngettext(
+        "🎯 Rate {count} paper to tune the ranking",
+        "🎯 Rate {count} papers to tune the ranking",
+        shown,
+    )
+    return Button(label.format(count=t.number(shown)), f"tune:{filter_id}")
 
 
 def _vectors(texts: list[str]) -> Any | None:  # a scipy CSR matrix, which ships no hints
