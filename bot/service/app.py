@@ -570,7 +570,7 @@ class Paperbot:
             return Tuned(chosen.filters, chosen.matched, 0)
         t = i18n.translator(chat.language)
         sent = await starters.send(self.postman, chat, chosen.rows, topic=topic, t=t)
-        return Tuned(chosen.filters, chosen.matched, len(chosen.rows) if sent else 0, sent)
+        return Tuned(chosen.filters, chosen.matched, sent, sent == len(chosen.rows))
 
     async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
         return await self.postman.send_card(chat_id, row_id, topic)

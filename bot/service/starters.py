@@ -44,8 +44,8 @@ class Chosen:
 @dataclass(frozen=True)
 class Tuned:
     """Papers offered to rate: the chat's filters looked in, the recent papers they match, how
-    many of them went out now (0: none left to offer), and whether Telegram took the message
-    (False: nothing was offered, the papers can be offered again)."""
+    many of them went out now (0: none left to offer), and whether Telegram took them all
+    (False: those it did not take can be offered again)."""
 
     filters: int
     matched: int
@@ -121,11 +121,11 @@ async def send(
     *,
     topic: int | None = None,
     t: Translator = ENGLISH,
-) -> bool:
+) -> int:
     """The offered papers as an alert (one message when they fit, as the chat's layout shows
     alerts: numbered, each with its 👍 and 👎), opened by a line that says what to do, through
-    the postman's limits. False when Telegram did not take a message: its rows and the later
-    ones are given back."""
+    the postman's limits: how many went out. When Telegram did not take a message, its rows and
+    the later ones are given back."""
     with postman.composer.round():
         messages = compose_alert(postman.composer.items(chat.id, rows), Layout.of(chat))
     intro = t.ngettext(
@@ -140,12 +140,14 @@ async def send(
         parts[0] = (opened, *parts[0][1:])
     else:
         parts.insert(0, (intro, [], []))
-    for position, (text, buttons, _) in enumerate(parts):
+    sent = 0
+    for position, (text, buttons, carried) in enumerate(parts):
         report = await postman.send_text(chat.id, text, buttons, topic=topic)
         if not report.messages:
             _give_back(postman.database, chat.id, [r for _, _, rs in parts[position:] for r in rs])
-            return False
-    return True
+            break
+        sent += len(carried)
+    return sent
 
 
 def _give_back(database: Database, chat_id: int, rows: list[Delivery]) -> None:
