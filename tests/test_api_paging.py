@@ -185,6 +185,7 @@ def test_a_saved_pubmed_search_fetches_the_records_of_its_new_ids(
     assert all("efetch" not in request for request in feeds.requests)  # nothing fetched again
     # E-utilities promise no conditional requests: the search is read whole, its ETag unused
     assert [status for _, status in feeds.answered[-2:]] == [200, 200]
+    assert not fetcher.validators  # nor kept for an efetch address, which names its ids
 
 
 def test_an_api_key_raises_the_rate_to_ten_a_second(
