@@ -1,8 +1,8 @@
 """The sources' APIs polled as feeds, from a local server. A bioRxiv API address is read page
 after page (100 records a page) to the end of its answer; a page that fails fails the poll, and
-the next poll reads every page again, storing what it missed. A saved PubMed search (esearch)
-is paged for its ids, and the records of those not stored are fetched with efetch, at NCBI's
-rate (3 requests a second, 10 with an API key)."""
+the next poll asks for every page again (an unchanged one answers 304), storing what it missed.
+A saved PubMed search (esearch) is paged for its ids, and the records of those not stored are
+fetched with efetch, at NCBI's rate (3 requests a second, 10 with an API key)."""
 
 from __future__ import annotations
 

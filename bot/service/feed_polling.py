@@ -97,8 +97,8 @@ def _poll_feed(database: Database, url: str, fetcher: Fetcher, now: datetime) ->
 def _poll_pages(database: Database, url: str, fetcher: Fetcher, now: datetime) -> FileReport:
     """A feed's answer, or a paged API answer page after page to its end. A page not modified
     since it was last read (304) brings nothing and is no failure: the poll goes on to the page
-    that followed it then, so that a page added at the end, or one that failed before, is still
-    read."""
+    that followed it then, so that a later page that changed, or one that failed before, is
+    still read."""
     shown = masked_urls(url)  # what is stored, logged and reported: never the password
     report: FileReport | None = None  # until a page is read
     page_url: str | None = url
