@@ -24,11 +24,12 @@ TIMEOUT_SECONDS = 30
 
 @dataclass
 class FeedFetcher:
-    """Fetches feeds with conditional requests (ETag, Last-Modified): an unchanged feed costs
-    a 304 and nothing else."""
+    """Fetches feeds with conditional requests (ETag, Last-Modified): an unchanged feed, or an
+    unchanged page of a paged API answer, costs a 304 and nothing else."""
 
     timeout: float = TIMEOUT_SECONDS
     validators: dict[str, dict[str, str]] = field(default_factory=dict)
+    following: dict[str, str] = field(default_factory=dict)  # a page's next, by its address
     max_bytes: int = MAX_BYTES  # a bigger feed is refused, read no further than the limit
     sleep: Callable[[float], None] = time.sleep
     monotonic: Callable[[], float] = time.monotonic
@@ -65,13 +66,28 @@ class FeedFetcher:
                 content = self._read_within_limit(url, response)
         except httpx.HTTPError as error:
             raise FeedError(f"cannot fetch {url}: {error}") from None
-        kept = {"ETag": "If-None-Match", "Last-Modified": "If-Modified-Since"}
-        self.validators[url] = {
-            ask: response.headers[got]
-            for got, ask in kept.items()
-            if got in response.headers and not _fetched_whole(url, content)
-        }
+        self._remember(url, response.headers, content)
         return content
+
+    def page_after(self, url: str) -> str | None:
+        """The page that followed this page of a paged API answer when it was last read whole:
+        where a poll goes on when this one answers 304."""
+        return self.following.get(url)
+
+    def _remember(self, url: str, headers: httpx.Headers, content: bytes) -> None:
+        """Keep what the answer's validators need to ask for it conditionally next time, and for
+        a page of a paged answer, the page that follows it (a 304 has no content to find it in);
+        an answer without validators, or one never asked conditionally, leaves nothing behind."""
+        self.validators.pop(url, None)
+        self.following.pop(url, None)
+        kept = {ask: headers[got] for got, ask in VALIDATORS.items() if got in headers}
+        if not kept or not _asked_conditionally(url):
+            return
+        self.validators[url] = kept
+        if is_paged_address(url):
+            after = next_page(url, content.decode("utf-8", "replace"))
+            if after:
+                self.following[url] = after
 
     def _read_within_limit(self, url: str, response: httpx.Response) -> bytes:
         """The body, refused as soon as it is known to pass `max_bytes` (by its declared length,
@@ -91,15 +107,22 @@ class FeedFetcher:
         return b"".join(chunks)
 
 
-def _fetched_whole(url: str, content: bytes) -> bool:
-    """Whether an answer is fetched whole at every poll, never asked conditionally: a page of
-    a paged API answer with pages after it, and a PubMed search, so that a poll that failed
-    at a later page or record request reads them all again (what was read before is known by
-    its content, or its ids, and skipped) rather than stopping at a first answer not
-    modified."""
-    if is_esearch_address(url):
-        return True
-    return is_paged_address(url) and next_page(url, content.decode("utf-8", "replace")) is not None
+# What an answer's validators are sent back as, when it is asked for again.
+VALIDATORS = {"ETag": "If-None-Match", "Last-Modified": "If-Modified-Since"}
+
+
+def _asked_conditionally(url: str) -> bool:
+    """Whether an address is asked for with the validators of its last answer. A feed is, and
+    so is each page of a bioRxiv/medRxiv API answer, with its own validators, when
+    api.biorxiv.org sends any (its help page, details/<server>/help, names none; without them
+    each page is read whole, and its content hash tells what was read before). NCBI's
+    E-utilities are not: their documentation (Entrez Programming Utilities Help, NBK25497 and
+    NBK25499) names no ETag, Last-Modified or conditional request. An esearch answer would
+    be asked whole in any case: the records of its ids that no stored paper has are fetched
+    after it, so a search whose efetch failed is read again even when unchanged. An efetch
+    address names the ids it asks for, each asked once: keeping its validators would only
+    grow the memory."""
+    return "/entrez/eutils/" not in url and not is_esearch_address(url)
 
 
 UNPACKED = ("gzip", "deflate")  # the content codings a feed may come in

@@ -232,7 +232,7 @@ class Runtime:
         return feed_polling.poll_feeds(
             self.database,
             feeds.urls,
-            self.fetcher.fetch,
+            self.fetcher,
             poll_seconds=feeds.poll_seconds,
             clock=self.clock,
         )

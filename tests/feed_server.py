@@ -17,6 +17,7 @@ class FeedServer:
     def __init__(self) -> None:
         self.feeds: dict[str, bytes] = {"/rss/cs": FEED}
         self.requests: list[str] = []
+        self.answered: list[tuple[str, int]] = []  # each request's path and status
         self.undeclared: set[str] = set()  # paths answered without a Content-Length
         server = self
 
@@ -25,18 +26,18 @@ class FeedServer:
                 server.requests.append(self.path)  # before answering: the client may go on
                 body = server.feeds.get(self.path)
                 tag = f'"{hashlib.sha256(body).hexdigest()[:16]}"' if body else ""
-                if body is None:
-                    self.send_response(404)
+                unchanged = body is not None and self.headers["If-None-Match"] == tag
+                status = 404 if body is None else 304 if unchanged else 200
+                server.answered.append((self.path, status))
+                self.send_response(status)
+                if status == 404:
                     self.send_header("Content-Length", "0")
-                elif self.headers.get("If-None-Match") == tag:
-                    self.send_response(304)
-                else:
-                    self.send_response(200)
+                elif status == 200:
                     self.send_header("ETag", tag)
                     if self.path not in server.undeclared:
                         self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                if body is not None and self.headers.get("If-None-Match") != tag:
+                if body is not None and status == 200:
                     self.wfile.write(body)
 
             def log_message(self, format: str, *args: Any) -> None:

@@ -25,6 +25,17 @@ def _field_token_lists(paper: Paper, fields: tuple[str, ...]) -> list[list]:
     return lists
 
 
+def _journal(name: str) -> str:
+    """A journal's name without what NLM adds to it in PubMed (a place in parentheses at the end,
+    a subtitle after " : " or " = ") and without a leading "The", as terms."""
+    if name.endswith(")") and "(" in name and name.rindex("(") > 0:
+        name = name[: name.rindex("(")]
+    for mark in (" : ", " = "):
+        name = name.split(mark)[0] if name.split(mark)[0].strip() else name
+    terms = [t.term for t in tokens(name)]
+    return " ".join(terms[1:] if terms[:1] == ["the"] and len(terms) > 1 else terms)
+
+
 def matches(node: Node, paper: Paper) -> bool:
     if isinstance(node, And):
         return all(matches(part, paper) for part in node.parts)
@@ -37,7 +48,7 @@ def matches(node: Node, paper: Paper) -> bool:
         if kind == "mesh":
             return any(" ".join(t.term for t in tokens(term)) == name for term in paper.mesh)
         if kind == "jr":
-            return " ".join(t.term for t in tokens(paper.journal or "")) == name
+            return _journal(paper.journal or "") == name
         return name in paper.sources
     if isinstance(node, Category):
         for category in (fold_category(c) for c in paper.categories):

@@ -1,8 +1,8 @@
 """The sources' APIs polled as feeds, from a local server. A bioRxiv API address is read page
 after page (100 records a page) to the end of its answer; a page that fails fails the poll, and
-the next poll reads every page again, storing what it missed. A saved PubMed search (esearch)
-is paged for its ids, and the records of those not stored are fetched with efetch, at NCBI's
-rate (3 requests a second, 10 with an API key)."""
+the next poll asks for every page again (an unchanged one answers 304), storing what it missed.
+A saved PubMed search (esearch) is paged for its ids, and the records of those not stored are
+fetched with efetch, at NCBI's rate (3 requests a second, 10 with an API key)."""
 
 from __future__ import annotations
 
@@ -66,9 +66,7 @@ def test_an_api_answer_is_read_to_its_last_page(
 ) -> None:
     serve(feeds, total=250)
     fetcher = FeedFetcher(timeout=5)
-    report = poll_feeds(
-        database, [feeds.base + INTERVAL], fetcher.fetch, poll_seconds=60, clock=clock
-    )
+    report = poll_feeds(database, [feeds.base + INTERVAL], fetcher, poll_seconds=60, clock=clock)
     [polled] = report.files
     assert (polled.status, polled.entries, polled.new) == ("ingested", 250, 250)
     assert feeds.requests == [INTERVAL, f"{INTERVAL}/100", f"{INTERVAL}/200"]
@@ -82,14 +80,38 @@ def test_a_failed_page_fails_the_poll_and_the_next_poll_reads_what_it_missed(
     missing = feeds.feeds.pop(f"{INTERVAL}/200")
     fetcher = FeedFetcher(timeout=5)
     url = feeds.base + INTERVAL
-    [first] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    [first] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert first.status == "failed" and "HTTP 404" in (first.error or "")
     assert stored(database) == 200  # the pages read before it are kept
     feeds.feeds[f"{INTERVAL}/200"] = missing
     clock.advance(seconds=600)  # past the back-off
-    [second] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    feeds.answered.clear()
+    [second] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert (second.status, second.new) == ("ingested", 50)
     assert stored(database) == 250
+    assert feeds.answered == [(INTERVAL, 304), (f"{INTERVAL}/100", 304), (f"{INTERVAL}/200", 200)]
+
+
+def test_each_page_is_asked_for_conditionally_and_an_unchanged_one_is_passed(
+    database: Database, feeds: FeedServer, clock: Clock
+) -> None:
+    serve(feeds, total=250)
+    fetcher = FeedFetcher(timeout=5)
+    url = feeds.base + INTERVAL
+    poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock)
+    clock.advance(seconds=60)
+    feeds.answered.clear()
+    [unchanged] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
+    assert (unchanged.status, unchanged.error) == ("skipped", "not modified")  # no failure
+    assert [status for _, status in feeds.answered] == [304, 304, 304]
+    last = f"{INTERVAL}/200"
+    feeds.feeds[last] = feeds.feeds[last].replace(b"Record 249 ", b"Record 249, revised, ")
+    clock.advance(seconds=60)
+    feeds.answered.clear()
+    [changed] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
+    assert feeds.answered == [(INTERVAL, 304), (f"{INTERVAL}/100", 304), (last, 200)]
+    assert (changed.status, changed.entries, changed.new) == ("ingested", 50, 0)
+    assert changed.path == url  # the feed's report, whichever of its pages was read
 
 
 def test_the_next_page_follows_the_answers_header() -> None:
@@ -145,7 +167,7 @@ def test_a_saved_pubmed_search_fetches_the_records_of_its_new_ids(
     url = serve_search(feeds)
     sleeps: list[float] = []
     fetcher = FeedFetcher(timeout=5, sleep=sleeps.append, monotonic=lambda: 0.0)
-    [first] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    [first] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert (first.status, first.format, first.new) == ("ingested", "pubmed-xml", 3)
     assert [request.split("?")[0].rsplit("/", 1)[1] for request in feeds.requests] == [
         "esearch.fcgi", "esearch.fcgi", "efetch.fcgi",
@@ -158,9 +180,12 @@ def test_a_saved_pubmed_search_fetches_the_records_of_its_new_ids(
         }
     clock.advance(seconds=60)
     feeds.requests.clear()
-    [second] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    [second] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert (second.status, second.error) == ("skipped", "no new records (3 found)")
     assert all("efetch" not in request for request in feeds.requests)  # nothing fetched again
+    # E-utilities promise no conditional requests: the search is read whole, its ETag unused
+    assert [status for _, status in feeds.answered[-2:]] == [200, 200]
+    assert not fetcher.validators  # nor kept for an efetch address, which names its ids
 
 
 def test_an_api_key_raises_the_rate_to_ten_a_second(
@@ -169,7 +194,7 @@ def test_an_api_key_raises_the_rate_to_ten_a_second(
     url = serve_search(feeds, "&api_key=K")
     sleeps: list[float] = []
     fetcher = FeedFetcher(timeout=5, sleep=sleeps.append, monotonic=lambda: 0.0)
-    [polled] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    [polled] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert polled.new == 3 and sleeps == [pytest.approx(0.1)] * 2
 
 
@@ -179,7 +204,7 @@ def test_a_search_that_answers_no_ids_fails_with_a_reason(
     feeds.feeds[SEARCH] = b'{"error": "API rate limit exceeded"}'
     fetcher = FeedFetcher(timeout=5, sleep=lambda s: None)
     [polled] = poll_feeds(
-        database, [feeds.base + SEARCH], fetcher.fetch, poll_seconds=60, clock=clock
+        database, [feeds.base + SEARCH], fetcher, poll_seconds=60, clock=clock
     ).files
     assert polled.status == "failed" and "not an esearch answer" in (polled.error or "")
 
@@ -191,11 +216,11 @@ def test_records_that_failed_are_fetched_at_the_next_poll(
     records = next(path for path in feeds.feeds if "efetch" in path)
     body = feeds.feeds.pop(records)
     fetcher = FeedFetcher(timeout=5, sleep=lambda s: None)
-    [first] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    [first] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert first.status == "failed" and "HTTP 404" in (first.error or "")
     feeds.feeds[records] = body
     clock.advance(seconds=600)
-    [second] = poll_feeds(database, [url], fetcher.fetch, poll_seconds=60, clock=clock).files
+    [second] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
     assert (second.status, second.new) == ("ingested", 3)
 
 

@@ -282,7 +282,10 @@ async def test_subscribe_list_and_unsubscribe(runtime: Runtime, clock: Clock) ->
         ("/remove all", "Removed <code>Looped</code>."),
     ]  # fmt: skip
     buttons = {  # a new filter that matched recent papers offers to send them
-        "/subscribe KV-cache": [[Button("📬 Send me these 2 recent papers now", "recent:1")]],
+        "/subscribe KV-cache": [
+            [Button("📬 Send me these 2 recent papers now", "recent:1")],
+            [Button("🎯 Rate 2 papers to tune the ranking", "tune:1")],  # the chat's first
+        ],
         "/add Looped": [[Button("📬 Send me this recent paper now", "recent:2")]],
     }
     for text, expected in steps:

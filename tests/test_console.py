@@ -104,13 +104,13 @@ def test_top_lists_what_was_liked_from_the_buttons(tmp_path: Path) -> None:
     env = {**SETTLED, "PAPERBOT_INBOX_DIR": "inbox"}
     for seed in SEEDS.iterdir():
         shutil.copy(seed, tmp_path / "inbox" / seed.name)
-    script = '/top\n/subscribe "kv cache"\n#1\n#3\n/top\n/top year\n'  # #1: send them
+    script = '/top\n/subscribe "kv cache"\n#1\n#4\n/top\n/top year\n'  # #1: send them
     result = paperbot(tmp_path, "console", stdin=script, env=env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "> /top\nYou gave no 👍 over the last 7 days: press 👍 under a paper" in out
-    assert "  #3 👍 1\n" in out and "> #3\n👍 noted: " in out
-    liked = out.split("> #3\n")[1].split("> /top\n")[1].split("> /top year")[0]
+    assert "  #4 👍 1\n" in out and "> #4\n👍 noted: " in out  # #2: papers to rate
+    liked = out.split("> #4\n")[1].split("> /top\n")[1].split("> /top year")[0]
     assert liked.startswith("Your 👍, the last 7 days\n1. ") and liked.count("\n") == 2
     assert "Usage: /top [week|month]" in out and "year is not a span: write week or month." in out
 
@@ -466,7 +466,7 @@ def test_a_library_file_imports_as_likes_and_saved_papers_export_to_a_file(
     (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.7\n\x00\x01\x02 binary" * 40)
     (tmp_path / "huge.bib").write_bytes(b"@misc{a, title={x}}\n" + b"%" * 10_000_000)
     script = "/import library.bib\n/import paper.pdf\n/import huge.bib\n/status\n"
-    script += "/subscribe we\n#1\n#5\n#9\n/saved\n/export bib\n"
+    script += "/subscribe we\n#1\n#6\n#10\n/saved\n/export bib\n"  # #2: papers to rate
     result = paperbot(tmp_path, "console", stdin=script, env=env)
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -480,7 +480,7 @@ def test_a_library_file_imports_as_likes_and_saved_papers_export_to_a_file(
         "> /import huge.bib\nNothing imported: the file is 10.0 MB; I read libraries up to" in out
     )
     assert "Ratings: 10 👍, 0 👎" in out
-    assert "  #5 🔖 1\n" in out and "> #5\n🔖 Saved: " in out and "> #9\n🔖 Saved: " in out
+    assert "  #6 🔖 1\n" in out and "> #6\n🔖 Saved: " in out and "> #10\n🔖 Saved: " in out
     assert "> /saved\nSaved papers: 2, the last saved first." in out
     written = re.search(r"^Written to (.+\.bib)$", out, re.M)
     assert written is not None and Path(written.group(1)).parent == tmp_path

@@ -30,7 +30,7 @@ def poll(
     database: Database, fetcher: FeedFetcher, clock: Clock, *urls: str, every: float
 ) -> list[str]:
     """One run of the feeds job: what came of each feed that was due."""
-    report = feed_polling.poll_feeds(database, urls, fetcher.fetch, poll_seconds=every, clock=clock)
+    report = feed_polling.poll_feeds(database, urls, fetcher, poll_seconds=every, clock=clock)
     return [f.status for f in report.files]
 
 

@@ -27,17 +27,17 @@ def test_feeds_are_read_once_and_failures_do_not_stop_the_others(
 ) -> None:
     urls = [f"{feeds.base}/missing", f"{feeds.base}/rss/cs", "http://127.0.0.1:9/refused"]
     fetcher = FeedFetcher(timeout=5)
-    first = poll_feeds(database, urls, fetcher.fetch, poll_seconds=60, clock=clock)
+    first = poll_feeds(database, urls, fetcher, poll_seconds=60, clock=clock)
     assert [f.status for f in first.files] == ["failed", "ingested", "failed"]
     assert "HTTP 404" in (first.files[0].error or "")
     assert "cannot fetch" in (first.files[2].error or "")
     assert first.files[1].new == 3 and first.files[1].format == "arxiv-rss"
     clock.advance(seconds=60)
-    second = poll_feeds(database, urls[1:2], fetcher.fetch, poll_seconds=60, clock=clock)
+    second = poll_feeds(database, urls[1:2], fetcher, poll_seconds=60, clock=clock)
     assert [(f.status, f.error) for f in second.files] == [("skipped", "not modified")]
     feeds.feeds["/rss/cs"] = FEED.replace(b"</channel>", b"<!-- tomorrow --></channel>")
     clock.advance(seconds=60)
-    third = poll_feeds(database, urls[1:2], fetcher.fetch, poll_seconds=60, clock=clock)
+    third = poll_feeds(database, urls[1:2], fetcher, poll_seconds=60, clock=clock)
     assert third.files[0].status == "ingested" and third.files[0].new == 0  # same papers
 
 

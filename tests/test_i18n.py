@@ -4,6 +4,7 @@ asks for, plurals follow the language's rules, dates and numbers its formats."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,37 @@ def test_an_offered_catalog_translates_every_message(language: str) -> None:
     }
     missing = extracted() - translated
     assert not missing, f"{language} lacks {sorted(missing)}"
+
+
+PLACEHOLDER = re.compile(r"\{[a-z_]+\}")
+TAG = re.compile(r"</?[a-z]+[^>]*>")
+COMMAND = re.compile(r"(?<![\w/])/[a-z]+\b")
+
+
+def _parts(text: str) -> tuple[list[str], list[str], set[str]]:
+    return sorted(PLACEHOLDER.findall(text)), sorted(TAG.findall(text)), set(COMMAND.findall(text))
+
+
+@pytest.mark.parametrize("language", [lang for lang in i18n.available() if lang != "en"])
+def test_a_translation_keeps_placeholders_tags_and_commands(language: str) -> None:
+    """A translation that drops {count}, a <code> tag or a /command breaks the message (a
+    KeyError at .format, Telegram refusing the HTML, a command the reader cannot find)."""
+    with i18n.catalog_path(language).open("rb") as po:
+        catalog = read_po(po, locale=language)
+    wrong = []
+    for message in catalog:
+        if not message.id or not message.string:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        want = _parts(ids[-1])
+        for string in strings:
+            got = _parts(string)
+            # a plural form may say "one" in words where English writes {count}
+            placeholders_ok = set(got[0]) <= set(want[0]) if len(ids) > 1 else got[0] == want[0]
+            if not placeholders_ok or got[1] != want[1] or not want[2] <= got[2]:
+                wrong.append(f"{ids[0]!r} -> {string!r}")
+    assert not wrong, "\n".join(wrong)
 
 
 def test_german_plurals_and_numbers() -> None:

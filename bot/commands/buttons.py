@@ -11,6 +11,7 @@ from typing import Any
 from bot.commands.filters import listed, removed, subscribed
 from bot.commands.library import follow_import, save, show_saved, unsave
 from bot.commands.replies import OUT_OF_DATE, Caller, Reply
+from bot.commands.tune import tune_pressed
 from bot.core.buttons import (
     ConfirmStop,
     FollowImport,
@@ -22,6 +23,7 @@ from bot.core.buttons import (
     SendRecent,
     ShowCard,
     ShowSaved,
+    Tune,
     Unsave,
     parse_press,
     rate_buttons,
@@ -161,6 +163,7 @@ BUTTONS: dict[type, Pressed] = {
     ShowSaved: Pressed(show_saved, manages=False),
     Unsave: Pressed(unsave, manages=True),
     FollowImport: Pressed(follow_import, manages=True),
+    Tune: Pressed(tune_pressed, manages=False),  # papers to rate: like /digest, anyone
 }
 
 

@@ -9,6 +9,7 @@ from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat, Filter
 from bot.core.query import FilterKind
 from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
+from bot.core.starters import tune_button
 from bot.core.topics import topic_name
 from bot.service.app import (
     AlreadyFollowed,
@@ -65,6 +66,8 @@ def subscribed(result: Followed) -> Reply:
         case Subscribed(number, understood, recent, filter_id):
             # a filter matches what arrives after it: its recent papers only when asked
             send = [[recent_button(filter_id, recent.count)]] if recent.count else []
+            if number == 1 and recent.count >= 2:  # the chat's first: its ranking starts cold
+                send.append([tune_button(filter_id, recent.count)])
             return Reply(
                 f"Filter {number} saved, understood as <code>{escape(understood)}</code>.\n"
                 + _matches_line(recent, "would have matched")

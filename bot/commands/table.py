@@ -15,7 +15,9 @@ from bot.commands.library import export, import_, saved
 from bot.commands.quiet import quiet
 from bot.commands.ratings import dislike, like, top
 from bot.commands.replies import Caller, Command, Reply, Usage, echo
+from bot.commands.tune import tune
 from bot.core.chat import Chat
+from bot.core.i18n import N_
 from bot.core.render import escape
 from bot.runtime import Runtime
 from bot.service.app import Paperbot
@@ -96,6 +98,7 @@ COMMANDS: list[Command] = [
     Command("digest", "", "send what is waiting now", digest),
     Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),
     Command("dislike", "ARXIV_ID ...", "👎: rank papers like these last", dislike, manages=True),
+    Command("tune", "", N_("papers to 👍 or 👎, spread over your filters' topics"), tune),
     Command("top", "[week|month]", "the papers with the most 👍 here this week (or month)", top),
     Command(
         "layout",

@@ -161,5 +161,24 @@ def fold_name(name: str) -> str:
     return sys.intern(" ".join(singular(fold_word(word)) for word in words(name)))
 
 
+# What NLM adds to a journal's title in PubMed: the place that tells two journals of one name
+# apart ("Lancet (London, England)", "Structure (London, England : 1993)"), and a subtitle or
+# parallel title after " : " or " = " ("Molecular cancer research : MCR"). A journal's own
+# subtitle is written "Journal of Physics: Condensed Matter", without the space before.
+_JOURNAL_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+_JOURNAL_SUBTITLE = re.compile(r"\s[:=]\s")
+
+
+def fold_journal(name: str) -> str:
+    """A journal's name as `jr:` matches it, so that however a source writes the journal, and
+    however a filter names it, they meet: case and accents folded (as `fold_name`: 'NATURE',
+    'Nature', 'Revista Médica' and 'REVISTA MEDICA' are one), NLM's additions dropped
+    ('Nature (London)', 'Technology and health care : official journal of ...'), and a leading
+    'The' ('The Lancet', 'Lancet (London, England)')."""
+    bare = _JOURNAL_SUBTITLE.split(_JOURNAL_QUALIFIER.sub("", name), maxsplit=1)[0]
+    folded = fold_name(bare) or fold_name(name)
+    return sys.intern(folded.removeprefix("the ")) if folded.startswith("the ") else folded
+
+
 def fold_category(category: str) -> str:
     return sys.intern(category.strip().casefold())

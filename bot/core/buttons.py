@@ -103,6 +103,13 @@ class FollowImport:
     author: int | None = None
 
 
+@dataclass(frozen=True)
+class Tune:
+    """A new filter's recent matches, a few of them spread over their topics, sent to rate."""
+
+    filter_id: int
+
+
 Press = (
     ShowCard
     | NextPage
@@ -115,6 +122,7 @@ Press = (
     | ShowSaved
     | Unsave
     | FollowImport
+    | Tune
 )
 
 
@@ -248,6 +256,8 @@ def parse_press(data: str) -> Press | None:
             return FollowImport(import_id)
         case "libau", [import_id, author]:
             return FollowImport(import_id, author)
+        case "tune", [filter_id]:
+            return Tune(filter_id)
     if action == "stop" and value in ("yes", "no"):
         return ConfirmStop(value == "yes")
     return None

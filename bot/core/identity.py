@@ -129,12 +129,21 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
         server=base.server if base.preprint_doi or not extra.preprint_doi else extra.server,
         pmid=base.pmid or extra.pmid,
         pmcid=base.pmcid or extra.pmcid,
-        journal=base.journal or extra.journal,
+        journal=_journal_name(base, extra),
         mesh=base.mesh or extra.mesh,
         source=stored.source,
         announce_type=incoming.announce_type if newer else stored.announce_type,
     )
     return merged, newer
+
+
+def _journal_name(base: Paper, extra: Paper) -> str | None:
+    """The journal's name as the journal writes itself: a journal's own feed's spelling rather
+    than PubMed's ('Nature Neuroscience', not NLM's 'Nature neuroscience'; 'Sensors', not
+    'Sensors (Basel, Switzerland)'), whichever came first; else the base record's."""
+    if base.journal and extra.journal and base.pmid and not extra.pmid:
+        return extra.journal
+    return base.journal or extra.journal
 
 
 def gains_journal_version(before: Paper, after: Paper) -> bool:

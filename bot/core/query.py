@@ -22,7 +22,14 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from bot.core.analysis import fold_category, fold_name, fold_word, singular, surname_first
+from bot.core.analysis import (
+    fold_category,
+    fold_journal,
+    fold_name,
+    fold_word,
+    singular,
+    surname_first,
+)
 from bot.core.analysis import words as analysis_words
 from bot.core.paper import SOURCES, read_arxiv_id
 
@@ -347,7 +354,7 @@ def _category(text: str, position: int) -> Category:
 
 def _named(kind: str, text: str, position: int) -> Category:
     """mesh:"CRISPR-Cas Systems" -> mesh:crispr cas systems; src: one of the sources."""
-    name = fold_name(text)
+    name = fold_journal(text) if kind == "jr" else fold_name(text)
     if not name:
         raise InvalidQuery(f"'{kind}:' needs a name, like {_EXAMPLES[kind]}", position)
     if kind == "src" and name not in SOURCES:

@@ -35,7 +35,16 @@ from bot.core.states import ChatMode
 from bot.core.zones import ZoneFound, ZoneUnknown, read_timezone
 from bot.embedding import load_embedding
 from bot.sender import Sender
-from bot.service import Clock, backfill, chats, feedback, status, subscriptions, utc_now
+from bot.service import (
+    Clock,
+    backfill,
+    chats,
+    feedback,
+    starters,
+    status,
+    subscriptions,
+    utc_now,
+)
 from bot.service import library as chat_library
 from bot.service.composing import Composer
 from bot.service.delivery import DigestSent, NothingWaiting, Paused, Postman, SendReport
@@ -46,6 +55,7 @@ from bot.service.preview import RecentMatches, RecentPapers
 from bot.service.processes import process_id
 from bot.service.ranking import Ranker
 from bot.service.similar import NotStored, Similar
+from bot.service.starters import Tuned
 from bot.service.status import ChatStatus, FeedState, StoreStatus, feed_line
 from bot.service.subscriptions import (
     AlreadyFollowed,
@@ -94,6 +104,7 @@ __all__ = [
     "SavedPage",
     "Stats",
     "Subscribed",
+    "Tuned",
     "Unreadable",
     "Voted",
     "feed_line",
@@ -532,6 +543,34 @@ class Paperbot:
             return None if queued is None else RecentSent(0)
         sent = await self.postman.digest_now(chat)
         return RecentSent(queued.added, not isinstance(sent, DigestSent) or sent.complete)
+
+    async def tune(
+        self, chat_id: int, kind: str, filter_id: int | None = None, topic: int | None = None
+    ) -> Tuned | Paused | None:
+        """Papers to rate to start (/tune: among all the chat's filters' recent matches; a new
+        filter's button: its own), spread over their topics, sent now into `topic` as one alert
+        with their 👍 and 👎; papers the chat had or rated are never offered (None: the filter
+        is gone or not the chat's)."""
+        chat = self.enter(chat_id, kind)
+        if chat.paused:
+            return Paused()
+        chosen = await asyncio.to_thread(
+            starters.choose,
+            self.database,
+            self.recent,
+            self.similar,
+            chat_id=chat.id,
+            filter_id=filter_id,
+            rules=self.rules,
+            now=self.clock(),
+        )
+        if chosen is None:
+            return None
+        if not chosen.rows:
+            return Tuned(chosen.filters, chosen.matched, 0)
+        t = i18n.translator(chat.language)
+        sent = await starters.send(self.postman, chat, chosen.rows, topic=topic, t=t)
+        return Tuned(chosen.filters, chosen.matched, sent, sent == len(chosen.rows))
 
     async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
         return await self.postman.send_card(chat_id, row_id, topic)

@@ -39,7 +39,7 @@ def queue_recent(
         found = filters.get_filters(session, filter_ids=[filter_id]).get(filter_id)
     if found is None or found.chat_id != chat_id:
         return None
-    paper_ids = _recent_ids(found, recent, similar, rules)
+    paper_ids = recent_ids(found, recent, similar, rules)
     if paper_ids is None:
         return None
     try:
@@ -52,7 +52,7 @@ def queue_recent(
     return Queued(len(paper_ids), added)
 
 
-def _recent_ids(
+def recent_ids(
     stored: Filter, recent: RecentPapers, similar: Similar, rules: FilterRules
 ) -> list[int] | None:
     """The recent papers the filter matches, as /subscribe counted them (in id order)."""

@@ -8,9 +8,10 @@ efetch."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from bot.core.listings import pubmed
 from bot.core.listings.biorxiv import is_paged_address, next_page
@@ -27,6 +28,17 @@ class FeedError(Exception):
     """A feed could not be fetched; the message says why, for the operator."""
 
 
+class Fetcher(Protocol):
+    """What fetches the feeds over HTTP (bot/feed_fetch.py's FeedFetcher)."""
+
+    def fetch(self, url: str) -> bytes | None:
+        """The content at `url`, or None when it has not changed since it was last fetched."""
+
+    def page_after(self, url: str) -> str | None:
+        """The page that followed this page of a paged answer when it was last read: where a
+        poll goes on when the page has not changed."""
+
+
 DAY_SECONDS = 86_400
 
 
@@ -39,7 +51,7 @@ def feed_delay(poll_seconds: float, failures: int) -> float:
 def poll_feeds(
     database: Database,
     urls: Sequence[str],
-    fetch: Callable[[str], bytes | None],
+    fetcher: Fetcher,
     *,
     poll_seconds: float,
     clock: Clock = utc_now,
@@ -55,7 +67,7 @@ def poll_feeds(
             state = feeds.find_feed(session, url=url)
         if state is not None and now < state.next_poll_at:
             continue
-        polled = _poll_feed(database, url, fetch, now)
+        polled = _poll_feed(database, url, fetcher, now)
         report.files.append(polled)
         before = state or feeds.FeedState(url, polled_at=now, next_poll_at=now)
         after = _feed_after(before, polled, now=now, poll_seconds=poll_seconds)
@@ -70,32 +82,41 @@ def poll_feeds(
     return report
 
 
-def _poll_feed(
-    database: Database, url: str, fetch: Callable[[str], bytes | None], now: datetime
-) -> FileReport:
-    shown = masked_urls(url)  # what is stored, logged and reported: never the password
+def _poll_feed(database: Database, url: str, fetcher: Fetcher, now: datetime) -> FileReport:
+    if not pubmed.is_esearch_address(url):
+        return _poll_pages(database, url, fetcher, now)
     try:
-        data = fetch(url)
+        data = fetcher.fetch(url)
     except FeedError as error:
-        return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
+        return FileReport(masked_urls(url), FileStatus.FAILED, error=masked_urls(str(error)))
     if data is None:
-        return FileReport(shown, FileStatus.SKIPPED, error="not modified")
-    if pubmed.is_esearch_address(url):
-        return _poll_search(database, url, data, fetch, now)
-    report = ingest_bytes(
-        database, data, path=shown, file_date=now.date(), now=now, retry_failed=False
-    )
-    page_url = url if is_paged_address(url) else ""
-    for _ in range(MAX_PAGES - 1 if page_url else 0):
-        page_url = next_page(page_url, data.decode("utf-8", "replace")) or ""
-        if not page_url or report.status == FileStatus.FAILED:
+        return FileReport(masked_urls(url), FileStatus.SKIPPED, error="not modified")
+    return _poll_search(database, url, data, fetcher, now)
+
+
+def _poll_pages(database: Database, url: str, fetcher: Fetcher, now: datetime) -> FileReport:
+    """A feed's answer, or a paged API answer page after page to its end. A page not modified
+    since it was last read (304) brings nothing and is no failure: the poll goes on to the page
+    that followed it then, so that a later page that changed, or one that failed before, is
+    still read."""
+    shown = masked_urls(url)  # what is stored, logged and reported: never the password
+    report: FileReport | None = None  # until a page is read
+    page_url: str | None = url
+    for _ in range(MAX_PAGES):
+        if not page_url:
             break
         try:
-            data = fetch(page_url)
+            data = fetcher.fetch(page_url)
         except FeedError as error:
-            return replace(report, status=FileStatus.FAILED, error=masked_urls(str(error)))
+            reason = masked_urls(str(error))
+            return replace(
+                report or FileReport(shown, FileStatus.FAILED),
+                status=FileStatus.FAILED,
+                error=reason,
+            )
         if data is None:
-            break  # only a last page is asked conditionally (bot/feed_fetch.py): none follow
+            page_url = fetcher.page_after(page_url)
+            continue
         page = ingest_bytes(
             database,
             data,
@@ -104,19 +125,19 @@ def _poll_feed(
             now=now,
             retry_failed=False,
         )
-        report = _with_page(report, page)
-    return report
+        report = _with_page(report, page) if report else replace(page, path=shown)
+        if report.status == FileStatus.FAILED:
+            break
+        text = data.decode("utf-8", "replace") if is_paged_address(page_url) else ""
+        page_url = next_page(page_url, text) if text else None
+    return report or FileReport(shown, FileStatus.SKIPPED, error="not modified")
 
 
 MAX_SEARCH_IDS = 10_000  # ids one poll of a saved PubMed search reads, at most (esearch's own)
 
 
 def _poll_search(
-    database: Database,
-    url: str,
-    data: bytes,
-    fetch: Callable[[str], bytes | None],
-    now: datetime,
+    database: Database, url: str, data: bytes, fetcher: Fetcher, now: datetime
 ) -> FileReport:
     """A saved PubMed search: its ids, page after page (esearch), then the records of those no
     stored paper has, 200 a request (efetch), each answer ingested like a listing file."""
@@ -132,7 +153,7 @@ def _poll_search(
         search_url = pubmed.next_search_page(search_url, page)
         if search_url:
             try:
-                data = fetch(search_url) or b""
+                data = fetcher.fetch(search_url) or b""
             except FeedError as error:
                 return FileReport(shown, FileStatus.FAILED, error=masked_urls(str(error)))
     with database.session() as session:
@@ -142,7 +163,7 @@ def _poll_search(
     for start in range(0, len(wanted), pubmed.EFETCH_BATCH):
         records_url = pubmed.efetch_address(url, wanted[start : start + pubmed.EFETCH_BATCH])
         try:
-            records = fetch(records_url)
+            records = fetcher.fetch(records_url)
         except FeedError as error:
             return replace(report, status=FileStatus.FAILED, error=masked_urls(str(error)))
         if records is None:

@@ -315,6 +315,19 @@ def papers_with_rows(session: Session, *, chat_id: int, paper_ids: Sequence[int]
     return found
 
 
+def paper_rows(session: Session, *, chat_id: int, paper_ids: Sequence[int]) -> dict[int, Delivery]:
+    """The chat's rows of the papers themselves (revision 0), by paper id."""
+    found: dict[int, Delivery] = {}
+    for chunk in id_chunks(paper_ids):
+        statement = select(DeliveryTable).where(
+            col(DeliveryTable.chat_id) == chat_id,
+            col(DeliveryTable.paper_id).in_(chunk),
+            col(DeliveryTable.revision) == 0,
+        )
+        found.update((row.paper_id, _to_delivery(row)) for row in session.exec(statement))
+    return found
+
+
 def all_deliveries(session: Session, *, chat_id: int) -> list[Delivery]:
     statement = (
         select(DeliveryTable)

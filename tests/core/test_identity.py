@@ -1,3 +1,5 @@
+import pytest
+
 from bot.core.identity import Identity, IdentityIndex, merge
 from bot.core.paper import AnnounceType, Paper, split_arxiv_id
 
@@ -149,3 +151,21 @@ def test_a_mailings_replacement_brings_the_papers_comments_and_journal_reference
     # a new listing (not a replacement) of the same version changes none of them
     again = paper(arxiv_id="2610.18001", version=1, comments="other")
     assert merge(stored, again)[0].comments == "12 pages"
+
+
+@pytest.mark.parametrize("pubmed_first", [True, False])
+def test_the_journal_keeps_its_own_spelling_over_pubmeds(pubmed_first: bool) -> None:
+    record = paper(doi="10.3390/s1", pmid="7", journal="Sensors (Basel, Switzerland)")
+    feed = paper(doi="10.3390/s1", journal="Sensors")
+    stored, incoming = (record, feed) if pubmed_first else (feed, record)
+    merged, _ = merge(stored, incoming)
+    assert (merged.journal, merged.pmid) == ("Sensors", "7")
+    again, _ = merge(merged, record)  # PubMed's record again changes nothing
+    assert again.journal == "Sensors"
+
+
+def test_of_two_journal_feeds_the_first_spelling_stays() -> None:
+    merged, _ = merge(
+        paper(doi="10.1038/n1", journal="NATURE"), paper(doi="10.1038/n1", journal="Nature")
+    )
+    assert merged.journal == "NATURE"

@@ -206,7 +206,10 @@ paper = st.builds(
         max_size=3,
     ),
     st.sampled_from(ORIGINS),
-    st.sampled_from([None, "Nature", "Nature Neuroscience", "Cell reports"]),
+    st.sampled_from(
+        [None, "Nature", "NATURE", "Nature (London)", "Nature Neuroscience", "Cell reports"]
+        + ["The Lancet", "Lancet (London, England)", "Technology and health care : official"]
+    ),
     st.lists(st.sampled_from(["CRISPR-Cas Systems", "Mice", "Grid Cells"]), max_size=2),
 )
 leaf = st.one_of(
@@ -224,6 +227,7 @@ leaf = st.one_of(
         + ["au:ann-le*", "au:lee-mod*", "ti:kv-cach*", "abs:self-distill*"]
         + ["cat:biorxiv.neuroscience", "cat:biorxiv", 'mesh:"crispr cas systems"', "mesh:Mice"]
         + ["jr:nature", 'jr:"Nature Neuroscience"', "src:pubmed", "src:biorxiv", "src:arxiv"]
+        + ["jr:lancet", 'jr:"The Lancet"', 'jr:"Technology and Health Care"', "jr:NATURE"]
         + ["src:medrxiv", "src:journal", 'au:"A Lee"', 'au:"Lee A"', 'au:"L L Li"', "au:l"]
         + ['au:"Lee AN"', 'au:"H Hassani"', 'au:"r queri*"']
     ),

@@ -71,6 +71,35 @@ def test_each_field_finds_the_records_it_names(source: str, expected: list[bool]
     assert matched(source, tuple(record(name) for name in RECORDS)) == expected
 
 
+@pytest.mark.parametrize(
+    ("source", "journal", "found"),
+    [
+        ("jr:nature", "NATURE", True),  # case
+        ("jr:NATURE", "Nature", True),
+        ('jr:"Revista Medica de Chile"', "Revista médica de Chile", True),  # accents
+        ('jr:"Revista médica de Chile"', "REVISTA MEDICA DE CHILE", True),
+        ("jr:nature", "Nature (London)", True),  # NLM's place, in PubMed's titles
+        ('jr:"Nature (London)"', "Nature", True),
+        ("jr:sensors", "Sensors (Basel, Switzerland)", True),
+        ('jr:"The Lancet"', "Lancet (London, England)", True),
+        ("jr:lancet", "The Lancet", True),
+        ("jr:structure", "Structure (London, England : 1993)", True),
+        ('jr:"Molecular Cancer Research"', "Molecular cancer research : MCR", True),
+        ('jr:"Technology and Health Care"', "Technology and health care : official journal", True),
+        ("jr:nature", "Nature Neuroscience", False),  # another journal
+        ("jr:london", "Nature (London)", False),
+        ('jr:"Journal of Physics"', "Journal of Physics: Condensed Matter", False),  # its own name
+        ('jr:"Journal of Physics: Condensed Matter"', "Journal of Physics: Condensed Matter", True),
+        ("jr:the", "The", True),
+    ],
+)
+def test_a_journal_is_found_however_a_source_or_a_filter_writes_it(
+    source: str, journal: str, found: bool
+) -> None:
+    paper = Paper(title="A paper", abstract="", source="t", doi="10.1/x", journal=journal)
+    assert matched(source, (paper,)) == [found]
+
+
 def test_a_mesh_term_finds_the_real_pubmed_records_indexed_with_it() -> None:
     papers = sample("pubmed_efetch_2019.xml")
     found = matched('mesh:"Independent Living"', papers)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import render
 from bot.core.listings import parse_listing
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
@@ -75,6 +76,9 @@ def test_all_five_records_are_one_paper_in_any_order(
     )
     assert paper.sources == ("arxiv", "biorxiv", "pubmed", "journal")
     assert "Grid Cells" in paper.mesh and paper.version == 2
+    # the card names the journal as the journal writes itself, not as PubMed does
+    assert paper.journal == "Nature Neuroscience"
+    assert ">Nature Neuroscience</a>" in render.published(paper)
 
 
 def test_a_different_preprint_with_the_same_title_stays_apart(
@@ -111,7 +115,7 @@ def test_a_chat_that_got_the_preprint_is_not_sent_its_journal_version(
         published = papers.papers_published_since(session, since=since)
     assert [row.paper_id for row in rows] == [paper_id]  # the preprint's row, nothing new
     assert [(found, paper.journal) for found, paper in published] == [
-        (paper_id, "Nature neuroscience")
+        (paper_id, "Nature Neuroscience")  # as the journal writes itself, not as PubMed does
     ]
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from bot.core.analysis import (
     analyse_words,
     fold_category,
+    fold_journal,
     fold_name,
     fold_word,
     initials_form,
@@ -157,7 +158,7 @@ def named_keys(paper: Paper) -> list[str]:
     matched whole, as a category is): mesh:grid cell, jr:nature neuroscience, src:pubmed."""
     keys = [f"mesh:{fold_name(term)}" for term in paper.mesh]
     if paper.journal:
-        keys.append(f"jr:{fold_name(paper.journal)}")
+        keys.append(f"jr:{fold_journal(paper.journal)}")
     keys.extend(f"src:{source}" for source in paper.sources)
     return keys
 
