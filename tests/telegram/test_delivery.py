@@ -429,8 +429,10 @@ async def test_a_new_filters_button_sends_its_recent_papers_as_a_digest(world: W
     under /subscribe's answer sends what it counted, as a digest, once."""
     await world.drop(SEED_000, SEED_002, "003_41440b21456fdd3f.txt")
     subscribed = await world.server.reply_to(ADA, '/subscribe "kv cache"')
-    [button] = [b for row in subscribed["reply_markup"]["inline_keyboard"] for b in row]
+    # the first row sends them; a first filter's second offers papers to rate (tests/test_tune.py)
+    [button], [tune] = subscribed["reply_markup"]["inline_keyboard"]
     assert button["text"] == "📬 Send me these 2 recent papers now"
+    assert tune["text"] == "🎯 Rate 2 papers to tune the ranking"
     shown = len(world.server.sent(ADA))
 
     async def press() -> dict[str, Any]:
