@@ -39,9 +39,9 @@ def pseudo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     bot.i18n.translator.cache_clear()
 
 
-def all_papers(world: World) -> list[Paper]:
+def all_papers(world: World, chat_id: int = ADA) -> list[Paper]:
     with world.runtime.database.session() as session:
-        ids = [row.paper_id for row in deliveries.all_deliveries(session, chat_id=ADA)]
+        ids = [row.paper_id for row in deliveries.all_deliveries(session, chat_id=chat_id)]
         return list(papers.get_papers(session, paper_ids=set(ids)).values())
 
 
@@ -58,8 +58,8 @@ def button(message: dict[str, Any], data: str) -> str:
     )
 
 
-def assert_translated(messages: list[dict[str, Any]], world: World) -> None:
-    shown = all_papers(world)
+def assert_translated(messages: list[dict[str, Any]], world: World, chat_id: int = ADA) -> None:
+    shown = all_papers(world, chat_id)
     for message in messages:
         assert untranslated(message["text"], shown) == [], message["text"]
         for label in labels(message):
@@ -140,6 +140,29 @@ async def test_the_command_menu_is_set_in_each_offered_language(
             assert command["description"] == (pseudo_text(entry.help) if marked else entry.help)
     calls = world.server.calls_to("setMyCommands")
     assert [c.params.get("language_code") for c in calls] == [None, "de", "pt", "zh"]
+
+
+LAB, ADMIN, THEORY = -1001500, 31, 77
+
+
+async def test_a_german_forum_is_told_in_german_that_a_topic_was_lost(
+    pseudo: Path, make_world: Callable[..., Any]
+) -> None:
+    world: World = await make_world()
+    world.server.add_forum(LAB, admins={ADMIN})
+    world.server.languages[ADMIN] = "de"
+    await world.server.reply_to(LAB, '/subscribe "kv cache"', user_id=ADMIN, thread=THEORY)
+    await world.server.reply_to(LAB, "/mode instant", user_id=ADMIN)
+    world.server.close_topic(LAB, THEORY)
+    await world.drop(SEED_000, SEED_002, SEED_003)
+    await world.runtime.deliver()
+    general = [m for m in world.server.sent(LAB) if "message_thread_id" not in m]
+    [notice] = [m for m in general if "Administrators" in m["text"]]
+    assert notice["text"].startswith(OPEN + "Administrators: " + OPEN + "topic 77" + CLOSE)
+    assert untranslated(notice["text"]) == []
+    alerts = [m for m in general if "like:" in str(m.get("reply_markup"))]
+    assert alerts
+    assert_translated(alerts, world, LAB)
 
 
 def test_the_check_finds_english_past_the_catalog() -> None:
