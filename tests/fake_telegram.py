@@ -167,7 +167,9 @@ class FakeTelegram:
         self.gone_topics: dict[tuple[int, int], str] = {}
         self.forums: set[int] = set()
         self.faults: list[Fault] = []
-        self.commands: list[dict[str, str]] = []
+        self.commands: list[dict[str, str]] = []  # the menu for every language (no code)
+        self.menus: dict[str, list[dict[str, str]]] = {}  # language_code -> its own menu
+        self.languages: dict[int, str] = {}  # user id -> the language_code their updates carry
         self.sends: list[tuple[float, int]] = []  # (monotonic time, chat id) of accepted messages
         self.flood_refusals = 0
         self.chaotic: dict[str, Chaos] = {}  # method -> its random faults
@@ -424,7 +426,13 @@ class FakeTelegram:
                 raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
             if not 1 <= len(command["description"]) <= 256:
                 raise ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
-        self.commands = commands
+        language = params.get("language_code") or ""
+        if language and not re.fullmatch(r"[a-z]{2}", language):  # ISO 639-1, as Telegram wants
+            raise ApiError(400, "Bad Request: LANG_CODE_INVALID")
+        if language:
+            self.menus[language] = commands
+        else:
+            self.commands = commands
         return True
 
     def api_getChatMember(self, params: dict[str, Any]) -> Any:  # noqa: N802
@@ -588,9 +596,12 @@ class FakeTelegram:
             self.changed.notify_all()
         return int(update["update_id"])
 
-    @staticmethod
-    def user(user_id: int) -> dict[str, Any]:
-        return {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
+    def user(self, user_id: int) -> dict[str, Any]:
+        """A user as updates carry them, with their app's language when a test gave one."""
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
+        if user_id in self.languages:
+            user["language_code"] = self.languages[user_id]
+        return user
 
     def say(
         self, chat_id: int, text: str, *, user_id: int | None = None, thread: int | None = None

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.i18n import ENGLISH, Translator
+
 
 @dataclass(frozen=True)
 class Button:
@@ -126,14 +128,15 @@ Press = (
 )
 
 
-def card_button(row_id: int, number: int | None) -> Button:
+def card_button(row_id: int, number: int | None, *, t: Translator = ENGLISH) -> Button:
     """A paper's whole card (its abstract, comments, links), by its number in the message."""
-    return Button(f"📄 {number}" if number is not None else "📄 Abstract", f"card:{row_id}")
+    label = f"📄 {number}" if number is not None else t.gettext("📄 Abstract")
+    return Button(label, f"card:{row_id}")
 
 
-def more_button(row_id: int, number: int, remaining: int) -> Button:
-    label = "1 more paper" if remaining == 1 else f"{remaining} more papers"
-    return Button(f"{label} ▸", f"more:{row_id}:{number}")
+def more_button(row_id: int, number: int, remaining: int, *, t: Translator = ENGLISH) -> Button:
+    label = t.ngettext("{count} more paper ▸", "{count} more papers ▸", remaining)
+    return Button(label.format(count=t.number(remaining)), f"more:{row_id}:{number}")
 
 
 def rate_buttons(
@@ -159,50 +162,65 @@ def relabeled(keyboard: Keyboard, labels: Mapping[str, str]) -> list[list[Button
     return [[Button(labels.get(b.data, b.label), b.data) for b in row] for row in keyboard]
 
 
-def save_button(row_id: int, number: int | None = None) -> Button:
+def save_button(row_id: int, number: int | None = None, *, t: Translator = ENGLISH) -> Button:
     """🔖: keep the paper for /saved and /export."""
-    return Button(f"🔖 {number}" if number is not None else "🔖 Save", f"save:{row_id}")
+    label = f"🔖 {number}" if number is not None else t.gettext("🔖 Save")
+    return Button(label, f"save:{row_id}")
 
 
-def paper_buttons(row_id: int, number: int | None = None, *, similar: bool) -> list[Button]:
+def paper_buttons(
+    row_id: int, number: int | None = None, *, similar: bool, t: Translator = ENGLISH
+) -> list[Button]:
     """A paper's 👍, 👎, 🔖 and (for an arXiv paper: its id seeds the filter) "more like
     this"."""
-    buttons = [*rate_buttons(row_id, number), save_button(row_id, number)]
+    buttons = [*rate_buttons(row_id, number), save_button(row_id, number, t=t)]
     if similar:
-        label = "≈ More like this" if number is None else f"≈ {number}"
+        label = t.gettext("≈ More like this") if number is None else f"≈ {number}"
         buttons.append(Button(label, f"similar:{row_id}"))
     return buttons
 
 
-def unsave_button(paper_id: int, number: int, page: int) -> Button:
-    return Button(f"Remove {number}", f"unsave:{paper_id}:{page}")
+def unsave_button(paper_id: int, number: int, page: int, *, t: Translator = ENGLISH) -> Button:
+    label = t.gettext("Remove {number}").format(number=number)
+    return Button(label, f"unsave:{paper_id}:{page}")
 
 
 def saved_page_button(page: int, label: str) -> Button:
     return Button(label, f"saved:{page}")
 
 
-def import_buttons(import_id: int, seeds: int, authors: list[str]) -> list[list[Button]]:
+def import_buttons(
+    import_id: int, seeds: int, authors: list[str], *, t: Translator = ENGLISH
+) -> list[list[Button]]:
     """Under an import's reply: follow papers like its papers, or its most frequent authors."""
     rows = []
     if seeds:
-        rows.append([Button(f"≈ Follow papers like these {seeds}", f"libsim:{import_id}")])
+        label = t.ngettext(
+            "≈ Follow papers like these {count}", "≈ Follow papers like these {count}", seeds
+        ).format(count=t.number(seeds))
+        rows.append([Button(label, f"libsim:{import_id}")])
     for number, name in enumerate(authors):
-        rows.append([Button(f"Follow au:{name[:40]}", f"libau:{import_id}:{number}")])
+        label = t.gettext("Follow au:{name}").format(name=name[:40])
+        rows.append([Button(label, f"libau:{import_id}:{number}")])
     return rows
 
 
-def remove_button(filter_id: int, number: int) -> Button:
-    return Button(f"Remove {number}", f"remove:{filter_id}")
+def remove_button(filter_id: int, number: int, *, t: Translator = ENGLISH) -> Button:
+    return Button(t.gettext("Remove {number}").format(number=number), f"remove:{filter_id}")
 
 
-def recent_button(filter_id: int, count: int) -> Button:
-    papers = "this recent paper" if count == 1 else f"these {count} recent papers"
-    return Button(f"📬 Send me {papers} now", f"recent:{filter_id}")
+def recent_button(filter_id: int, count: int, *, t: Translator = ENGLISH) -> Button:
+    label = t.ngettext(
+        "📬 Send me this recent paper now", "📬 Send me these {count} recent papers now", count
+    )
+    return Button(label.format(count=t.number(count)), f"recent:{filter_id}")
 
 
-def stop_buttons() -> list[Button]:
-    return [Button("Yes, forget everything", "stop:yes"), Button("Cancel", "stop:no")]
+def stop_buttons(*, t: Translator = ENGLISH) -> list[Button]:
+    return [
+        Button(t.gettext("Yes, forget everything"), "stop:yes"),
+        Button(t.gettext("Cancel"), "stop:no"),
+    ]
 
 
 LIKE, DISLIKE = "👍", "👎"

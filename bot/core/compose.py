@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import overload
 
+from babel.dates import format_interval
+
 from bot.core.buttons import (
     Button,
     card_button,
@@ -34,22 +36,24 @@ from bot.core.highlight import (
     marked_leaves,
     occurs,
 )
+from bot.core.i18n import ENGLISH, Translator
 from bot.core.paper import Paper
 from bot.core.query import InvalidQuery, Node, Seeds
 from bot.core.render import (
+    REMOVED,
     Item,
     MatchedFilter,
     Message,
+    canonical,
     close_quotes,
+    day,
     fit,
-    plural,
     render_alert,
     render_digest,
 )
 from bot.core.states import DigestStyle
 from bot.core.summary import shorten
 
-REMOVED = "a filter since removed"
 _REMOVED = MatchedFilter(0, REMOVED)
 TITLE_SHOWN = 200  # characters of a digest's title
 GROUPS_SHOWN = 1200  # of the header's line of papers per filter
@@ -329,25 +333,26 @@ def messages_with_rows(messages: Sequence[Message], items: Composed) -> list[Out
     return [Outgoing(m.text, [row for i in m.items for row in items[i][1]]) for m in messages]
 
 
-def compose_alert(items: Composed, layout: Layout) -> list[Outgoing]:
+def compose_alert(items: Composed, layout: Layout, *, t: Translator = ENGLISH) -> list[Outgoing]:
     """Instant alerts, each paper with its 👍, 👎, 🔖 and "more like this", and in a compact layout
     its card (numbered when a message has several)."""
-    messages = render_alert([item for item, _ in items], compact=layout.compact)
+    messages = render_alert([item for item, _ in items], compact=layout.compact, t=t)
     outgoing = messages_with_rows(messages, items)
     several = len(items) > 1
     for message, out in zip(messages, outgoing, strict=True):
         for i in message.items:
             item, rows = items[i]
             number = i + 1 if several else None
-            cards = [card_button(rows[0].id, number)] if layout.compact else []
+            cards = [card_button(rows[0].id, number, t=t)] if layout.compact else []
             similar = bool(item.paper.arxiv_id)
-            out.buttons.append([*cards, *paper_buttons(rows[0].id, number, similar=similar)])
+            buttons = paper_buttons(rows[0].id, number, similar=similar, t=t)
+            out.buttons.append([*cards, *buttons])
     return outgoing
 
 
-def card_buttons(item: Item, row_id: int) -> list[list[Button]]:
+def card_buttons(item: Item, row_id: int, *, t: Translator = ENGLISH) -> list[list[Button]]:
     """Under a paper's card opened from a digest: 👍, 👎, 🔖, "more like this"."""
-    return [paper_buttons(row_id, similar=bool(item.paper.arxiv_id))]
+    return [paper_buttons(row_id, similar=bool(item.paper.arxiv_id), t=t)]
 
 
 @dataclass(frozen=True)
@@ -366,7 +371,9 @@ class Layout:
         return cls(compact, chat.digest_abstracts, chat.digest_page)
 
 
-def compose_digest(items: ToCompose, title: str, layout: Layout) -> list[Outgoing]:
+def compose_digest(
+    items: ToCompose, title: str, layout: Layout, *, t: Translator = ENGLISH
+) -> list[Outgoing]:
     """A digest as it goes out: its first page (`plan_digest`: every filter's best few, then the
     best of the rest), and the papers past it, which settle with the last message behind its
     "N more" button in the order its pages will list them (the postman stores that order with
@@ -376,12 +383,12 @@ def compose_digest(items: ToCompose, title: str, layout: Layout) -> list[Outgoin
     groups = digest_groups(items.first_filters)
     plan = plan_digest(groups, layout.page, items.rank)
     shown, rest = plan.order[: plan.shown], plan.order[plan.shown :]
-    counted = _filter_counts(items.matched_filters, groups, plan)
-    header = _header(title, len(items), counted, plan.shown)
-    outgoing = _page(items, shown, header, layout, first=1, counts=not rest)
+    counted = _filter_counts(items.matched_filters, groups, plan, t)
+    header = _header(title, len(items), counted, plan.shown, t)
+    outgoing = _page(items, shown, header, layout, first=1, counts=not rest, t=t)
     if rest:
         outgoing[-1].behind = [row for i in rest for row in rows[i]]
-        button = more_button(rows[rest[0]][0].id, len(shown) + 1, len(rest))
+        button = more_button(rows[rest[0]][0].id, len(shown) + 1, len(rest), t=t)
         outgoing[-1].buttons.append([button])
     return outgoing
 
@@ -439,7 +446,13 @@ def _rest(
 
 
 def compose_page(
-    items: Composed, title: str, layout: Layout, *, row_id: int, number: int
+    items: Composed,
+    title: str,
+    layout: Layout,
+    *,
+    row_id: int,
+    number: int,
+    t: Translator = ENGLISH,
 ) -> list[Outgoing]:
     """A later page of a digest: `items` are the papers behind the digest's "more" button in
     the order its pages list them (as `compose_digest` left them); the page lists them from the
@@ -450,17 +463,26 @@ def compose_page(
     rest = list(range(starts[0], len(items)))
     shown, remaining = rest[: layout.page], rest[layout.page :]
     last = number + len(shown) - 1
-    span = f"paper {number}" if last == number else f"papers {number}–{last}"
-    header = f"<b>{fit(title, TITLE_SHOWN)}</b>, continued: {span} of {number - 1 + len(rest)}"
-    outgoing = _page(items, shown, header, layout, first=number, counts=False)
+    title, total = f"<b>{fit(title, TITLE_SHOWN)}</b>", t.number(number - 1 + len(rest))
+    if last == number:
+        header = t.gettext("{title}, continued: paper {number} of {total}")
+        header = header.format(title=title, number=t.number(number), total=total)
+    else:
+        header = t.gettext("{title}, continued: papers {first}–{last} of {total}").format(
+            title=title, first=t.number(number), last=t.number(last), total=total
+        )
+    outgoing = _page(items, shown, header, layout, first=number, counts=False, t=t)
     if remaining:
         row = items[remaining[0]][1][0].id
-        outgoing[-1].buttons.append([more_button(row, last + 1, len(remaining))])
+        outgoing[-1].buttons.append([more_button(row, last + 1, len(remaining), t=t)])
     return outgoing
 
 
 def _filter_counts(
-    matched: Sequence[Sequence[MatchedFilter]], groups: Sequence[Group], plan: DigestPlan
+    matched: Sequence[Sequence[MatchedFilter]],
+    groups: Sequence[Group],
+    plan: DigestPlan,
+    t: Translator,
 ) -> list[str]:
     """Each filter that matched a paper of the digest, in /list order (filters since removed
     last): its name, how many of the digest's papers it matched (a paper several filters matched
@@ -478,41 +500,69 @@ def _filter_counts(
     counted = []
     for f in sorted(counts, key=lambda f: (not f.number, f.number)):
         g = groups_of.get(f)
-        place = "listed under other filters" if g is None else _place(plan.places.get(g))
-        counted.append(f"{_group_name(f)}: {counts[f]} ({place})")
+        if g is None:
+            place = t.gettext("listed under other filters")
+        else:
+            place = _place(plan.places.get(g), t)
+        counted.append(_counted(_group_name(f, t), counts[f], place, t))
     if None in groups_of:  # papers without a filter (not a ledger's: each row names one)
         g = groups_of[None]
-        counted.append(f"other: {len(groups[g][1])} ({_place(plan.places.get(g))})")
+        place = _place(plan.places.get(g), t)
+        counted.append(_counted(t.gettext("other"), len(groups[g][1]), place, t))
     return counted
 
 
-def _header(title: str, count: int, counted: Sequence[str], shown: int) -> str:
+def _counted(name: str, count: int, place: str, t: Translator) -> str:
+    return t.gettext("{name}: {count} ({place})").format(
+        name=name, count=t.number(count), place=place
+    )
+
+
+def _header(title: str, count: int, counted: Sequence[str], shown: int, t: Translator) -> str:
     """The digest's first lines: its title and count, the papers per filter with where they are
     (when it has more than one filter), and how many this page lists when it doesn't list all."""
-    header = f"<b>{fit(title, TITLE_SHOWN)}</b>: {plural(count, 'new paper')}"
+    header = t.ngettext("{title}: {count} new paper", "{title}: {count} new papers", count).format(
+        title=f"<b>{fit(title, TITLE_SHOWN)}</b>", count=t.number(count)
+    )
     if len(counted) > 1:  # within a third of a message, whatever the filters
         header += "\n" + fit(" · ".join(counted), GROUPS_SHOWN)
     if shown < count:
-        header += f"\nThe first {shown} here; the rest behind the button at the end."
+        rest = t.ngettext(
+            "The first {count} here; the rest behind the button at the end.",
+            "The first {count} here; the rest behind the button at the end.",
+            shown,
+        )
+        header += "\n" + rest.format(count=t.number(shown))
     return header
 
 
-def _place(numbers: tuple[int, int] | None) -> str:
+def _place(numbers: tuple[int, int] | None, t: Translator) -> str:
     if numbers is None:
-        return "behind the button"
+        return t.gettext("behind the button")
     first, last = numbers
-    return f"#{first}" if first == last else f"#{first}–{last}"
+    if first == last:
+        return t.gettext("#{number}").format(number=t.number(first))
+    return t.gettext("#{first}–{last}").format(first=t.number(first), last=t.number(last))
 
 
-def _group_name(matched: MatchedFilter | None) -> str:
+def _group_name(matched: MatchedFilter | None, t: Translator) -> str:
     if matched is None:
-        return "other"
-    name = close_quotes(shorten(matched.canonical, 40))
-    return f"{name} (filter {matched.number})" if matched.number else name  # 0: since removed
+        return t.gettext("other")
+    name = close_quotes(shorten(canonical(matched, t), 40))
+    if not matched.number:  # 0: since removed
+        return name
+    return t.gettext("{name} (filter {number})").format(name=name, number=t.number(matched.number))
 
 
 def _page(
-    items: Composed, shown: Sequence[int], header: str, layout: Layout, *, first: int, counts: bool
+    items: Composed,
+    shown: Sequence[int],
+    header: str,
+    layout: Layout,
+    *,
+    first: int,
+    counts: bool,
+    t: Translator,
 ) -> list[Outgoing]:
     """The papers `shown` (in that order) as messages, each with its rows and, in a compact
     digest, a card button per paper."""
@@ -525,56 +575,69 @@ def _page(
         abstracts=layout.abstracts,
         first=first,
         counts=counts,
+        t=t,
     )
     outgoing = messages_with_rows(messages, listed)
     for message, out in zip(messages, outgoing, strict=True):
         for i in message.items:  # a row a paper: its card (compact), 👍, 👎, 🔖
             row_id, number = listed[i][1][0].id, first + i
-            cards = [card_button(row_id, number)] if layout.compact else []
-            out.buttons.append([*cards, *rate_buttons(row_id, number), save_button(row_id, number)])
+            cards = [card_button(row_id, number, t=t)] if layout.compact else []
+            rates = rate_buttons(row_id, number)
+            out.buttons.append([*cards, *rates, save_button(row_id, number, t=t)])
     return outgoing
 
 
 def digest_title(
-    today: date, announced: Iterable[date | None] = (), *, weekly: bool = False
+    today: date,
+    announced: Iterable[date | None] = (),
+    *,
+    weekly: bool = False,
+    t: Translator = ENGLISH,
 ) -> str:
     """The digest's title names the announcement its papers came from (a digest read a day
     late, or after a quiet weekend, says which day it covers), else the day it was sent; a
     weekly digest's names the span of announcement days it covers."""
-    days = sorted({day for day in announced if day})
+    days = sorted({when for when in announced if when})
     if weekly:
-        return _weekly_title(today, days)
+        return _weekly_title(today, days, t)
     if not days:
-        return f"Your digest, {today:%-d %b %Y}"
+        return t.gettext("Your digest, {day}").format(day=day(today, t))
     if len(days) == 1:
-        return f"Your digest: the {days[0]:%-d %b %Y} announcement"
-    return f"Your digest: announcements of {days[0]:%-d %b} to {days[-1]:%-d %b %Y}"
+        return t.gettext("Your digest: the {day} announcement").format(day=day(days[0], t))
+    return t.gettext("Your digest: announcements of {first} to {last}").format(
+        first=day(days[0], t, year=False), last=day(days[-1], t)
+    )
 
 
-def _weekly_title(today: date, days: list[date]) -> str:
+def _weekly_title(today: date, days: list[date], t: Translator) -> str:
     if not days:
-        return f"Your weekly digest, {today:%-d %b %Y}"
+        return t.gettext("Your weekly digest, {day}").format(day=day(today, t))
     if len(days) == 1:
-        return f"Your weekly digest: the {days[0]:%-d %b %Y} announcement"
-    return f"Your weekly digest: announcements of {day_span(days[0], days[-1])}"
+        return t.gettext("Your weekly digest: the {day} announcement").format(day=day(days[0], t))
+    span = day_span(days[0], days[-1], t=t)
+    return t.gettext("Your weekly digest: announcements of {span}").format(span=span)
 
 
-def day_span(first: date, last: date) -> str:
+def day_span(first: date, last: date, *, t: Translator = ENGLISH) -> str:
     """Two days as a span, saying the month and year once where they are shared:
-    '1–5 Dec 2026', '30 Nov – 4 Dec 2026', '29 Dec 2026 – 2 Jan 2027'."""
+    '1–5 Dec 2026', '30 Nov – 4 Dec 2026', '29 Dec 2026 – 2 Jan 2027' in English as the bot
+    always wrote it; another language's own interval form (Babel's)."""
+    if t.locale.language != "en":
+        return format_interval(first, last, "yMMMd", locale=t.locale)
     if (first.year, first.month) == (last.year, last.month):
-        return f"{first:%-d}–{last:%-d %b %Y}"
+        return f"{t.date(first, format='d')}–{day(last, t)}"
     if first.year == last.year:
-        return f"{first:%-d %b} – {last:%-d %b %Y}"
-    return f"{first:%-d %b %Y} – {last:%-d %b %Y}"
+        return f"{day(first, t, year=False)} – {day(last, t)}"
+    return f"{day(first, t)} – {day(last, t)}"
 
 
-def empty_digest_line(arrived: int) -> str:
+def empty_digest_line(arrived: int, *, t: Translator = ENGLISH) -> str:
     """What a digest says when nothing of the chat's waits: why (nothing matched, or nothing
     arrived at all), so a quiet day is not taken for a broken bot."""
     if arrived:
-        return (
-            f"Nothing matched your filters among {plural(arrived, 'new paper')} since the last "
-            "digest."
-        )
-    return "No announcement since the last digest: no new listing arrived."
+        return t.ngettext(
+            "Nothing matched your filters among {count} new paper since the last digest.",
+            "Nothing matched your filters among {count} new papers since the last digest.",
+            arrived,
+        ).format(count=t.number(arrived))
+    return t.gettext("No announcement since the last digest: no new listing arrived.")

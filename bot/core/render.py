@@ -12,9 +12,13 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
+
+from babel.dates import format_skeleton
 
 from bot.core.chat import DIGEST_ABSTRACTS
 from bot.core.highlight import Highlight
+from bot.core.i18n import ENGLISH, N_, Translator
 from bot.core.paper import AnnounceType, Paper
 from bot.core.summary import sections, shorten, tldr
 
@@ -31,10 +35,11 @@ FILTER_SHOWN = 80  # characters of a filter, where a paper or a digest's heading
 FILTERS_SHOWN = 5  # filters a paper names; the others are counted
 WHY_SHOWN = 200  # characters of the terms a ranked paper was ranked up for
 LINK_MAX = 2000  # a longer address is not linked
-UNTITLED = "(untitled)"  # a title with nothing to show (a message must show something)
+UNTITLED = N_("(untitled)")  # a title with nothing to show (a message must show something)
 ADDRESS_SHOWN = 80  # characters of an address shown as a link's text
 JOURNAL_SHOWN = 80  # characters of a journal's name
-_DERIVED = " <i>(headline derived from the abstract)</i>"  # after a title made from the abstract
+_DERIVED = N_("<i>(headline derived from the abstract)</i>")  # after a title made from the abstract
+REMOVED = N_("a filter since removed")  # a matched filter numbered 0: removed since it matched
 
 
 @dataclass(frozen=True)
@@ -75,7 +80,13 @@ def fit(text: str, units: int) -> str:
         limit = max(1, min(limit - 1, limit * units // size(shown)))
 
 
-def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN, marked: Sequence[int] = ()) -> str:
+def short_authors(
+    paper: Paper,
+    shown: int = AUTHORS_SHOWN,
+    marked: Sequence[int] = (),
+    *,
+    t: Translator = ENGLISH,
+) -> str:
     """'A, B, C and 7 more': the first authors and how many others, as escaped HTML; an author a
     filter matched (`marked`: indices into the authors) is named, underlined, wherever they are
     in the list ('A, B, …, <u>X</u> and 5 more'), so an au: filter's author always shows."""
@@ -91,9 +102,15 @@ def short_authors(paper: Paper, shown: int = AUTHORS_SHOWN, marked: Sequence[int
     others = max(paper.more_authors, 0) + len(names) - len(listed)
     line = ", ".join(parts)
     if others:
-        return f"{line} and {others} more" if line else f"{others} authors"
+        if not line:
+            return t.ngettext("{count} author", "{count} authors", others).format(
+                count=t.number(others)
+            )
+        return t.ngettext(
+            "{authors} and {count} more", "{authors} and {count} more", others
+        ).format(authors=line, count=t.number(others))
     if paper.more_authors < 0:
-        return f"{line} et al."
+        return t.gettext("{authors} et al.").format(authors=line)
     return line
 
 
@@ -132,8 +149,16 @@ def _quote(paper: Paper, marks: Sequence[Highlight], limit: int | None) -> str:
     return f"<blockquote expandable>{quoted}</blockquote>"
 
 
-def _date(paper: Paper) -> str:
-    return paper.announced.strftime("%-d %b %Y") if paper.announced else ""
+def day(when: date, t: Translator = ENGLISH, *, year: bool = True) -> str:
+    """A day as messages name it: '6 Dec 2026' (or '6 Dec') in English, as the bot always
+    wrote it; another language's own short form ('6. Dez. 2026', '2026年12月6日')."""
+    if t.locale.language == "en":
+        return t.date(when, format="d MMM y" if year else "d MMM")
+    return format_skeleton("yMMMd" if year else "MMMd", when, locale=t.locale)
+
+
+def _date(paper: Paper, t: Translator) -> str:
+    return day(paper.announced, t) if paper.announced else ""
 
 
 def close_quotes(text: str) -> str:
@@ -141,52 +166,78 @@ def close_quotes(text: str) -> str:
     return text + '"' if text.count('"') % 2 else text
 
 
-def _filter_name(matched: MatchedFilter) -> str:
-    name = close_quotes(fit(matched.canonical, FILTER_SHOWN))
-    return f"{name} (filter {matched.number})" if matched.number else name
+def canonical(matched: MatchedFilter, t: Translator = ENGLISH) -> str:
+    """A matched filter's text; a filter since removed said so in the reader's language."""
+    if not matched.number and matched.canonical == REMOVED:
+        return t.gettext(REMOVED)
+    return matched.canonical
 
 
-def _filters_line(filters: Sequence[MatchedFilter]) -> str:
-    named = [_filter_name(f) for f in filters[:FILTERS_SHOWN]]
-    more = f" and {len(filters) - FILTERS_SHOWN} more" if len(filters) > FILTERS_SHOWN else ""
-    return "matched " + ", ".join(named) + more if named else ""
+def _filter_name(matched: MatchedFilter, t: Translator) -> str:
+    name = close_quotes(fit(canonical(matched, t), FILTER_SHOWN))
+    if not matched.number:
+        return name
+    return t.gettext("{name} (filter {number})").format(name=name, number=t.number(matched.number))
 
 
-def _why(item: Item) -> str:
+def _filters_line(filters: Sequence[MatchedFilter], t: Translator) -> str:
+    named = ", ".join(_filter_name(f, t) for f in filters[:FILTERS_SHOWN])
+    if not named:
+        return ""
+    more = len(filters) - FILTERS_SHOWN
+    if more > 0:
+        return t.ngettext(
+            "matched {filters} and {count} more", "matched {filters} and {count} more", more
+        ).format(filters=named, count=t.number(more))
+    return t.gettext("matched {filters}").format(filters=named)
+
+
+def _why(item: Item, t: Translator) -> str:
     if not item.why:
         return ""
-    return f"<i>★ Ranked up for you:</i> {fit(', '.join(item.why), WHY_SHOWN)}"
+    terms = fit(", ".join(item.why), WHY_SHOWN)
+    return t.gettext("<i>★ Ranked up for you:</i> {terms}").format(terms=terms)
 
 
-def _title(item: Item) -> str:
+def _derived(paper: Paper, t: Translator) -> str:
+    return " " + t.gettext(_DERIVED) if paper.title_derived else ""
+
+
+def _tldr(summary: str, t: Translator) -> str:
+    return t.gettext("<i>TL;DR:</i> {summary}").format(summary=escape(summary))
+
+
+def _title(item: Item, t: Translator) -> str:
     """The title with its marks (cut at TITLE_SHOWN), "Updated (vN): " before it for an update."""
     paper = item.paper
     title = _marked(paper.title, item.marks, "title", TITLE_SHOWN)
     if not paper.title.strip():
-        title = UNTITLED
+        title = t.gettext(UNTITLED)
     if item.is_update:
-        version = f" (v{paper.version})" if paper.version and paper.version < 10_000 else ""
-        title = f"Updated{version}: {title}"
+        if paper.version and paper.version < 10_000:
+            updated = t.gettext("Updated (v{version}): {title}")
+            return updated.format(version=paper.version, title=title)
+        return t.gettext("Updated: {title}").format(title=title)
     return title
 
 
-def _details(item: Item, authors: int) -> list[str]:
+def _details(item: Item, authors: int, t: Translator) -> list[str]:
     """The line under a title, as escaped HTML: authors (the matched ones marked), categories,
     "cross-list", where it is published, the announcement's date."""
     paper = item.paper
     marked = [i for m in item.marks if m.field == "author" for i in range(m.start, m.end)]
     categories = " ".join(shorten(c, CATEGORY_SHOWN) for c in paper.categories[:3])
-    cross = "cross-list" if paper.announce_type is AnnounceType.CROSS else ""
+    cross = t.gettext("cross-list") if paper.announce_type is AnnounceType.CROSS else ""
     return [
-        short_authors(paper, authors, marked),
+        short_authors(paper, authors, marked, t=t),
         escape(categories),
         cross,
-        published(paper),
-        _date(paper),
+        published(paper, t=t),
+        _date(paper, t),
     ]
 
 
-def published(paper: Paper) -> str:
+def published(paper: Paper, *, t: Translator = ENGLISH) -> str:
     """Where the paper is, as escaped HTML: "preprint (bioRxiv, v2)" for a preprint of a
     server, its journal linked to the journal version's DOI (the DOI itself without a
     journal's name), "published in" the journal for a preprint that has one; "" for an arXiv
@@ -197,68 +248,85 @@ def published(paper: Paper) -> str:
     if not name and doi_url and not paper.arxiv_id:
         name = "doi:" + fit(paper.doi or "", ADDRESS_SHOWN)
     if paper.server:
-        version = f", v{paper.version}" if paper.version and paper.version < 10_000 else ""
-        parts.append(f"preprint ({escape(shorten(paper.server, NAME_SHOWN))}{version})")
+        server = escape(shorten(paper.server, NAME_SHOWN))
+        if paper.version and paper.version < 10_000:
+            preprint = t.gettext("preprint ({server}, v{version})")
+            parts.append(preprint.format(server=server, version=paper.version))
+        else:
+            parts.append(t.gettext("preprint ({server})").format(server=server))
     if name:
         linked = f'<a href="{html.escape(doi_url)}">{name}</a>' if doi_url else name
-        parts.append(f"published in {linked}" if parts or paper.arxiv_id else linked)
+        if parts or paper.arxiv_id:
+            linked = t.gettext("published in {journal}").format(journal=linked)
+        parts.append(linked)
     return " · ".join(parts)
 
 
 def render_paper(
-    item: Item, abstract_limit: int | None = None, *, number: int | None = None
+    item: Item,
+    abstract_limit: int | None = None,
+    *,
+    number: int | None = None,
+    t: Translator = ENGLISH,
 ) -> str:
     """A paper's whole card; `number`: its place in a message of several (its buttons say it)."""
     paper = item.paper
-    title = _title(item)
+    title = _title(item, t)
     if number is not None:
         title = f"{number}. {title}"
-    lines = [f"<b>{title}</b>" + (_DERIVED if paper.title_derived else "")]
-    details = _details(item, AUTHORS_SHOWN)
+    lines = [f"<b>{title}</b>" + _derived(paper, t)]
+    details = _details(item, AUTHORS_SHOWN, t)
     lines.append(" · ".join(d for d in details if d))
     summary = tldr(paper.abstract, paper.title)
     if summary and not paper.title_derived:
-        lines.append(f"<i>TL;DR:</i> {escape(summary)}")
+        lines.append(_tldr(summary, t))
     if paper.comments:
-        lines.append(f"<i>Comments:</i> {escape(shorten(paper.comments, COMMENTS_SHOWN))}")
-    lines.append(_why(item))
-    lines.append("  ·  ".join(w for w in [_filters_line(item.filters), *_links(paper)] if w))
+        comments = escape(shorten(paper.comments, COMMENTS_SHOWN))
+        lines.append(t.gettext("<i>Comments:</i> {comments}").format(comments=comments))
+    lines.append(_why(item, t))
+    lines.append("  ·  ".join(w for w in [_filters_line(item.filters, t), *_links(paper, t)] if w))
     # a replacement listed without its abstract, or no room left for it: no empty quote
     if paper.abstract and abstract_limit != 0:
         lines.append(_quote(paper, item.marks, abstract_limit))
     return "\n".join(line for line in lines if line)
 
 
-def _links(paper: Paper) -> list[str]:
+def _links(paper: Paper, t: Translator) -> list[str]:
     """The abstract page (shown as its address) and, for arXiv papers, the PDF."""
     links = []
     if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
         shown = paper.abs_url.removeprefix("https://").removeprefix("http://")
         links.append(f'<a href="{html.escape(paper.abs_url)}">{fit(shown, ADDRESS_SHOWN)}</a>')
     if paper.pdf_url and len(paper.pdf_url) <= LINK_MAX:
-        links.append(f'<a href="{html.escape(paper.pdf_url)}">PDF</a>')
+        links.append(f'<a href="{html.escape(paper.pdf_url)}">{t.gettext("PDF")}</a>')
     return links
 
 
-def render_fitting(item: Item, budget: int = MESSAGE_LIMIT, number: int | None = None) -> str:
+def render_fitting(
+    item: Item,
+    budget: int = MESSAGE_LIMIT,
+    number: int | None = None,
+    *,
+    t: Translator = ENGLISH,
+) -> str:
     """The paper within `budget`: whole when it fits, else with the abstract cut shorter."""
-    text = render_paper(item, number=number)
+    text = render_paper(item, number=number, t=t)
     limit = len(item.paper.abstract)
     while size(text) > budget and limit > 0:
         limit = max(limit - (size(text) - budget) - 20, 0)
-        text = render_paper(item, abstract_limit=limit, number=number)
-    return text if size(text) <= budget else _bare(item, budget, number)
+        text = render_paper(item, abstract_limit=limit, number=number, t=t)
+    return text if size(text) <= budget else _bare(item, budget, number, t)
 
 
-def _bare(item: Item, budget: int, number: int | None) -> str:
+def _bare(item: Item, budget: int, number: int | None, t: Translator) -> str:
     """A paper whose card does not fit its budget even without the abstract (only hostile
     fields do that): its title, within what is left after its links."""
     shown = f"{number}. " if number is not None else ""
-    links = "  ·  ".join(_links(item.paper))
+    links = "  ·  ".join(_links(item.paper, t))
     if size(links) > budget // 2:
         links = ""
     room = budget - size(shown) - size(links) - 8  # <b></b> and the line break
-    title = fit(item.paper.title.strip() or UNTITLED, max(room, 1))
+    title = fit(item.paper.title.strip() or t.gettext(UNTITLED), max(room, 1))
     return f"<b>{shown}{title}</b>" + (f"\n{links}" if links else "")
 
 
@@ -289,7 +357,9 @@ class Message:
     items: list[int]  # indices of the items it carries
 
 
-def render_alert(items: Sequence[Item], *, compact: bool = True) -> list[Message]:
+def render_alert(
+    items: Sequence[Item], *, compact: bool = True, t: Translator = ENGLISH
+) -> list[Message]:
     """Instant alerts: the papers that arrived together, in as few messages as fit, numbered
     when there are several (their buttons name them). Compact: each paper at a glance, as a
     digest entry that names the filters it matched (its whole card a button away); else every
@@ -299,11 +369,13 @@ def render_alert(items: Sequence[Item], *, compact: bool = True) -> list[Message
     if compact:
         return pack(
             [
-                render_entry(item, abstract=False, number=n, filters=True)
+                render_entry(item, abstract=False, number=n, filters=True, t=t)
                 for n, item in zip(numbers, items, strict=True)
             ]
         )
-    return pack([render_fitting(item, number=n) for n, item in zip(numbers, items, strict=True)])
+    return pack(
+        [render_fitting(item, number=n, t=t) for n, item in zip(numbers, items, strict=True)]
+    )
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
@@ -318,30 +390,31 @@ def render_entry(
     budget: int = MESSAGE_LIMIT,
     number: int | None = None,
     filters: bool = False,
+    t: Translator = ENGLISH,
 ) -> str:
     """A paper in a compact digest, read at a glance: its number in the digest (the card
     buttons name it), its title linked to its abstract page, the first authors, the one-line
     TL;DR; the filters it matched when asked (an alert's, which has no headings); the abstract
     in an expandable quote only when asked (the first few of a digest)."""
     paper = item.paper
-    title = _title(item)
+    title = _title(item, t)
     if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
         title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
     if number is not None:
         title = f"{number}. {title}"
-    details = _details(item, ENTRY_AUTHORS)
+    details = _details(item, ENTRY_AUTHORS, t)
     details = details[0:1] + details[2:4]  # authors, cross-list, journal: the date is the digest's
-    lines = [f"<b>{title}</b>" + (_DERIVED if paper.title_derived else "")]
+    lines = [f"<b>{title}</b>" + _derived(paper, t)]
     lines.append(" · ".join(d for d in details if d))
     summary = tldr(paper.abstract, paper.title, ENTRY_TLDR) if not paper.title_derived else ""
     if summary:
-        lines.append(f"<i>TL;DR:</i> {escape(summary)}")
-    lines.append(_why(item))
+        lines.append(_tldr(summary, t))
+    lines.append(_why(item, t))
     if filters:
-        lines.append(_filters_line(item.filters))
+        lines.append(_filters_line(item.filters, t))
     text = "\n".join(line for line in lines if line)
     if size(text) > budget:
-        return _bare(item, budget, number)
+        return _bare(item, budget, number, t)
     if not (abstract and paper.abstract):
         return text
     limit = len(paper.abstract)
@@ -362,6 +435,7 @@ def render_digest(
     abstracts: int = DIGEST_ABSTRACTS,
     first: int = 1,
     counts: bool = True,
+    t: Translator = ENGLISH,
 ) -> list[Message]:
     """Digest messages: the header, then the papers in the order given, each run of papers
     under its heading (`headings[i]`: the filter paper i is listed under; compose decides both
@@ -376,8 +450,12 @@ def render_digest(
         runs[-1][1].append(index)
     blocks: list[str] = []
     for matched, members in runs:
-        name = _filter_name(matched) if matched else "other"
-        heading = f"<b>{name}</b>" + (f": {plural(len(members), 'paper')}" if counts else "")
+        name = _filter_name(matched, t) if matched else t.gettext("other")
+        heading = f"<b>{name}</b>"
+        if counts:
+            heading = t.ngettext(
+                "{heading}: {count} paper", "{heading}: {count} papers", len(members)
+            ).format(heading=heading, count=t.number(len(members)))
         for position, index in enumerate(members):
             budget = MESSAGE_LIMIT - size(heading) - 2
             if not blocks and header:  # the first paper shares its message with the header
@@ -385,8 +463,10 @@ def render_digest(
             number = first + index
             if compact:
                 quoted = number <= abstracts
-                paper = render_entry(items[index], abstract=quoted, budget=budget, number=number)
+                paper = render_entry(
+                    items[index], abstract=quoted, budget=budget, number=number, t=t
+                )
             else:
-                paper = render_fitting(items[index], budget)
+                paper = render_fitting(items[index], budget, t=t)
             blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)
     return pack(blocks, header)

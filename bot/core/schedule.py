@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from babel.dates import get_day_names
+
 from bot.core.chat import Chat
+from bot.core.i18n import ENGLISH, Translator
 from bot.core.states import ChatMode
 
 # ASCII digits only: int() would read '٩' as 9, and a time is typed in ASCII everywhere
@@ -20,6 +23,12 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 WEEK = 7
 # what stands between the two ends of a window: 22:00-07:00, 22–7, 22:00 to 7:00, 10pm until 7am
 _WINDOW_SEPARATOR = re.compile(r"\s*(?:-|–|—|\bto\b|\btill\b|\buntil\b)\s*")
+
+
+def weekday_name(number: int, *, t: Translator = ENGLISH) -> str:
+    """A weekday (0: Monday) as the reader's language names it, standing alone ("Monday",
+    "Montag"); WEEKDAYS are the English names /mode reads."""
+    return str(get_day_names("wide", context="stand-alone", locale=t.locale)[number])
 
 
 def parse_digest_time(text: str) -> str | None:

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from bot.core.chat import Delivery, Filter
+from bot.core.i18n import ENGLISH, Translator
 from bot.core.render import fit
 
 SHOWN = 60  # characters of a filter named in a notice
@@ -48,12 +49,18 @@ def split_by_topic(
     return sorted(groups.items(), key=lambda group: -1 if group[0] is None else group[0])
 
 
-def topic_name(topic: Topic) -> str:
+def topic_name(topic: Topic, *, t: Translator = ENGLISH) -> str:
     """How a reply names a topic: Telegram tells bots a topic's id, not its current name."""
-    return "General" if topic is None else f"topic {topic}"
+    return t.gettext("General") if topic is None else t.gettext("topic {id}").format(id=topic)
 
 
-def topic_lost_notice(topic: int, unbound: Sequence[Filter], numbers: Mapping[int, int]) -> str:
+def topic_lost_notice(
+    topic: int,
+    unbound: Sequence[Filter],
+    numbers: Mapping[int, int],
+    *,
+    t: Translator = ENGLISH,
+) -> str:
     """What a forum group's administrators are told in General when a topic was closed or
     deleted: which filters lost it (as /list numbers them), and how to bind them again."""
     named = [
@@ -61,11 +68,13 @@ def topic_lost_notice(topic: int, unbound: Sequence[Filter], numbers: Mapping[in
         f"<code>{fit(f.source, SHOWN)}</code>"
         for f in unbound
     ]  # fmt: skip
-    which = "filter " if len(named) == 1 else "filters "
     first = next(iter(numbers[f.id] for f in unbound if f.id in numbers), "N")
-    return (
-        f"Administrators: {topic_name(topic)} is closed or was deleted, so {which}"
-        f"{', '.join(named)} now post{'s' if len(named) == 1 else ''} here in General; "
-        "what was on its way came here, nothing was lost. To give a filter a topic again, "
-        f"send <code>/topic {first}</code> inside that topic."
-    )
+    return t.ngettext(
+        "Administrators: {topic} is closed or was deleted, so filter {filters} now posts here "
+        "in General; what was on its way came here, nothing was lost. To give a filter a topic "
+        "again, send <code>/topic {number}</code> inside that topic.",
+        "Administrators: {topic} is closed or was deleted, so filters {filters} now post here "
+        "in General; what was on its way came here, nothing was lost. To give a filter a topic "
+        "again, send <code>/topic {number}</code> inside that topic.",
+        len(named),
+    ).format(topic=topic_name(topic, t=t), filters=", ".join(named), number=first)

@@ -28,6 +28,7 @@ from bot.core.paper import Paper
 from bot.core.query import FilterRules
 from bot.core.states import ChatMode
 from bot.core.topics import Topic, filter_topics, split_by_topic
+from bot.i18n import translator
 from bot.memory import cycles_uncollected
 from bot.service import followups
 from bot.service.ranking import Ranker
@@ -115,6 +116,7 @@ class Composer:
             return self._digest(chat, now)
 
     def _digest(self, chat: Chat, now: datetime) -> Digest:
+        t = translator(chat.language)
         with self.database.reading() as connection:
             rows = deliveries.unfinished_deliveries(connection, chat_id=chat.id)
         notes, rows = followups.split(rows)
@@ -134,13 +136,13 @@ class Composer:
                 if not filters.chat_filters(session, chat_id=chat.id):
                     return Digest()
                 arrived = papers.count_papers_since(session, since=chat.last_digest_at)
-            return Digest(line=empty_digest_line(arrived))
+            return Digest(line=empty_digest_line(arrived, t=t))
         listed = self._read(chat.id, rows)
         scores, weekly = self.scores(chat.id, rows), chat.mode is ChatMode.WEEKLY
         digest = Digest()
         for topic, grouped in split_by_topic(rows, filter_topics(listed)):
             items = Matches(grouped, self.papers, listed, self.marks, scores)
             announced = [paper.announced for paper in items.papers]
-            title = digest_title(now.date(), announced, weekly=weekly)
-            digest.parts.append((topic, compose_digest(items, title, Layout.of(chat))))
+            title = digest_title(now.date(), announced, weekly=weekly, t=t)
+            digest.parts.append((topic, compose_digest(items, title, Layout.of(chat), t=t)))
         return digest

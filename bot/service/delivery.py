@@ -37,11 +37,13 @@ from bot.core.compose import (
     digest_order,
     digest_title,
 )
+from bot.core.i18n import Translator
 from bot.core.query import FilterRules
 from bot.core.render import plural, render_fitting
 from bot.core.schedule import held_until, last_digest_due, silenced
 from bot.core.states import DIGESTS, ChatMode, Status
 from bot.core.topics import topic_lost_notice
+from bot.i18n import translator
 from bot.sender import ChatGone, ChatMoved, Rejected, Sender, Sent, TopicGone
 from bot.service import Clock, followups
 from bot.service.composing import Composer
@@ -154,7 +156,9 @@ class Postman:
             with self.database.session() as session:
                 found = {c: chats.get_chat(session, chat_id=c) for c in by_chat}
             alerts = (
-                self._alert_chat(c, rows, versions[c], _layout(found[c]), _silent(found[c], now))
+                self._alert_chat(
+                    c, rows, versions[c], _layout(found[c]), _silent(found[c], now), _tr(found[c])
+                )
                 for c, rows in sorted(by_chat.items())
             )
             with self.composer.round(list(by_chat)):
@@ -292,7 +296,13 @@ class Postman:
     # -- rounds ------------------------------------------------------------------------------
 
     async def _alert_chat(
-        self, chat_id: int, rows: list[Delivery], version: int, layout: Layout, silent: bool
+        self,
+        chat_id: int,
+        rows: list[Delivery],
+        version: int,
+        layout: Layout,
+        silent: bool,
+        t: Translator,
     ) -> SendReport:
         report = SendReport()
         async with self.chat_locks[chat_id]:
@@ -306,7 +316,7 @@ class Postman:
                 if report.waiting or report.chats_gone:
                     return report
             for topic, grouped in self.composer.by_topic(chat_id, rows):
-                messages = compose_alert(self.composer.items(chat_id, grouped), layout)
+                messages = compose_alert(self.composer.items(chat_id, grouped), layout, t=t)
                 await self._send_messages(chat_id, messages, report, silent=silent, topic=topic)
                 if report.waiting or report.chats_gone:  # the rest waits for the next tick
                     break
@@ -424,12 +434,13 @@ class Postman:
         them twice, never not at all)."""
         with self.database.session() as session:
             listed = filters.chat_filters(session, chat_id=chat_id)
+            chat = chats.get_chat(session, chat_id=chat_id)
         bound = [f for f in listed if f.topic == gone.topic]
         log.info("chat %d: %s; %d filters to General", chat_id, gone, len(bound))
         if not bound:  # unbound already (by /topic, or by another process)
             return True
         numbers = {f.id: number for number, f in enumerate(listed, 1)}
-        notice = topic_lost_notice(gone.topic, bound, numbers)
+        notice = topic_lost_notice(gone.topic, bound, numbers, t=_tr(chat))
         try:  # ChatGone and ChatMoved go to the caller, as for the message itself
             if (await self.sender.send(chat_id, notice)).message_id is None:
                 return False
@@ -489,17 +500,26 @@ class Postman:
 
     # -- messages outside the ledger -----------------------------------------------------------
 
+    def translator(self, chat_id: int, speaker: str | None = None) -> Translator:
+        """The chat's translator, for what the bot says without a command (a flood's notice, an
+        error); the speaker's language (Telegram's language_code) before the chat has one."""
+        with self.database.session() as session:
+            chat = chats.get_chat(session, chat_id=chat_id)
+        return translator(chat.language if chat and chat.language else speaker)
+
     async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
         """A digest entry's button: the paper's whole card (abstract, comments, links, the
         filters it matched), into the topic of the button's message. False when the row is not
         the chat's."""
         with self.database.session() as session:
             row = deliveries.get_delivery(session, delivery_id=row_id, chat_id=chat_id)
+            t = _tr(chats.get_chat(session, chat_id=chat_id))
         if row is None:
             return False
         with self.composer.round():
             [(item, _)] = self.composer.items(chat_id, [row])
-        await self.send_text(chat_id, render_fitting(item), card_buttons(item, row.id), topic=topic)
+        card, buttons = render_fitting(item, t=t), card_buttons(item, row.id, t=t)
+        await self.send_text(chat_id, card, buttons, topic=topic)
         return True
 
     async def send_page(
@@ -521,9 +541,9 @@ class Postman:
             if not ordered:  # a digest sent before its pages' order was stored
                 items = [items[i] for i in digest_order([item for item, _ in items])]
         announced = [item.paper.announced for item, _ in items]
-        weekly = chat.mode is ChatMode.WEEKLY
-        title = digest_title(self.clock().date(), announced, weekly=weekly)
-        page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number)
+        weekly, t = chat.mode is ChatMode.WEEKLY, translator(chat.language)
+        title = digest_title(self.clock().date(), announced, weekly=weekly, t=t)
+        page = compose_page(items, title, Layout.of(chat), row_id=row_id, number=number, t=t)
         for message in page:
             report = await self.send_text(chat.id, message.text, message.buttons, topic=topic)
             if not report.messages:
@@ -562,6 +582,11 @@ class Postman:
 
 def _layout(chat: Chat | None) -> Layout:
     return Layout.of(chat) if chat else Layout()
+
+
+def _tr(chat: Chat | None) -> Translator:
+    """The chat's translator (English for a chat gone from the store meanwhile)."""
+    return translator(chat.language if chat else None)
 
 
 def _silent(chat: Chat | None, now: datetime) -> bool:

@@ -36,7 +36,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot import jobs, logs
+from bot import i18n, jobs, logs
 from bot.commands import (
     COMMANDS,
     Caller,
@@ -49,6 +49,8 @@ from bot.commands import (
 from bot.config import Settings, cannot_listen
 from bot.core.buttons import relabeled
 from bot.core.flood import FloodGate, Verdict
+from bot.core.i18n import ENGLISH, Translator
+from bot.core.summary import shorten
 from bot.core.telegram_text import split_message
 from bot.metrics import Metrics, serve_metrics
 from bot.runtime import Runtime
@@ -105,6 +107,21 @@ def _caller(update: Update, context: Context) -> Caller:
     )
 
 
+def _translator(update: object, context: Context) -> Translator:
+    """The chat's language for what the adapter says itself (a flood's notice, an error): the
+    speaker's before the chat has one, and English when the database cannot tell."""
+    chat = update.effective_chat if isinstance(update, Update) else None
+    user = update.effective_user if isinstance(update, Update) else None
+    speaker = user.language_code if user is not None else None
+    if chat is None:
+        return i18n.translator(speaker)
+    try:
+        return context.runtime.postman.translator(chat.id, speaker)
+    except Exception:  # the database may be the very trouble being told about: say it anyway
+        log.warning("could not read chat %d's language; the speaker's instead", chat.id)
+        return i18n.translator(speaker)
+
+
 def _admitted(update: Update, context: Context) -> Verdict:
     """Whether the user's command is answered (bot/core/flood.py)."""
     gate: FloodGate = context.application.bot_data["flood"]
@@ -124,9 +141,14 @@ async def on_message(update: Update, context: Context) -> None:
         gate: FloodGate = context.application.bot_data["flood"]
         who = update.effective_user or message.chat
         seconds = max(round(gate.wait(who.id, time.monotonic())), 1)
+        t = _translator(update, context)
+        notice = t.ngettext(
+            "That is more than {count} command in a minute; I answer again in {seconds} s.",
+            "That is more than {count} commands in a minute; I answer again in {seconds} s.",
+            gate.per_minute,
+        )
         await message.reply_text(
-            f"That is more than {gate.per_minute} commands in a minute; I answer again in "
-            f"{seconds} s."
+            notice.format(count=t.number(gate.per_minute), seconds=t.number(seconds))
         )
         return
     if verdict is Verdict.DROP:
@@ -179,7 +201,8 @@ async def on_button(update: Update, context: Context) -> None:
     if query is None or query.data is None:
         return
     if _admitted(update, context) is not Verdict.ANSWER:  # a flood of presses: not acted on
-        await query.answer("Too many at once; try again in a minute.")
+        t = _translator(update, context)
+        await query.answer(t.gettext("Too many at once; try again in a minute."))
         return
     reply = await press_button(context.runtime, _caller(update, context), query.data)
     if reply.notice:  # an alert to read, or nothing to say (a card or a page was sent)
@@ -263,14 +286,17 @@ async def on_error(update: object, context: Context) -> None:
     with logs.about_chat(chat.id if chat is not None else None):
         log.error("error while handling an update", exc_info=context.error)
         if chat is not None:
-            await _tell_about_error(context, chat.id)
+            await _tell_about_error(context, chat.id, _translator(update, context))
 
 
-async def _tell_about_error(context: Context, chat_id: int) -> None:
+async def _tell_about_error(context: Context, chat_id: int, t: Translator) -> None:
     try:
         await context.bot.send_message(
             chat_id,
-            "Sorry, something went wrong on my side. It has been logged; please try again later.",
+            t.gettext(
+                "Sorry, something went wrong on my side. It has been logged; please try again "
+                "later."
+            ),
         )
     except TelegramError as error:  # Telegram itself is the trouble: the log says it all
         log.warning("could not tell chat %d about the error: %s", chat_id, error)
@@ -304,18 +330,48 @@ def job_callback(
     return callback
 
 
-def bot_menu() -> list[tuple[str, str]]:
-    """Telegram's command menu: every command but the operators' own."""
-    return [(c.name, c.help) for c in COMMANDS if not c.operators_only]
+MENU_DESCRIPTION = 256  # characters of a command's description in Telegram's menu
+
+
+def bot_menu(t: Translator = ENGLISH) -> list[tuple[str, str]]:
+    """Telegram's command menu in the reader's language: every command but the operators'
+    own, each described within Telegram's limit."""
+    return [
+        (c.name, shorten(t.gettext(c.help), MENU_DESCRIPTION))
+        for c in COMMANDS
+        if not c.operators_only
+    ]
+
+
+def menu_languages() -> dict[str, Translator]:
+    """Telegram's language_code (ISO 639-1: "pt" for pt_BR, "zh" for zh_Hans) -> the offered
+    language whose menu its users see; English is the menu of every other code. A language
+    offered as itself wins its code over a regional one ("pt" over "pt_BR")."""
+    offered = sorted(i18n.available()[1:], key=lambda lang: "_" in lang)
+    menus: dict[str, Translator] = {}
+    for language in offered:
+        t = i18n.translator(language)
+        menus.setdefault(t.locale.language, t)
+    menus.pop(ENGLISH.language, None)
+    return menus
+
+
+async def set_menus(bot: ExtBot[None]) -> None:
+    """The command menu, in English for everyone, then in each offered language for the users
+    whose app speaks it."""
+    try:
+        await bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
+        for code, t in menu_languages().items():
+            commands = [BotCommand(*entry) for entry in bot_menu(t)]
+            await bot.set_my_commands(commands, language_code=code)
+    except TelegramError as error:  # the menu is a convenience: set again at the next start
+        log.warning("could not set the command menu in Telegram (%s); going on", error)
 
 
 async def start_bot(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """At start: the command menu, rows in flight at the last stop resumed, jobs scheduled."""
+    """At start: the command menus, rows in flight at the last stop resumed, jobs scheduled."""
     runtime: Runtime = application.bot_data["runtime"]
-    try:
-        await application.bot.set_my_commands([BotCommand(*entry) for entry in bot_menu()])
-    except TelegramError as error:  # the menu is a convenience: set again at the next start
-        log.warning("could not set the command menu in Telegram (%s); going on", error)
+    await set_menus(application.bot)
     resumed = runtime.resume()
     if resumed:
         log.info("%d deliveries were in flight at the last stop: resending", resumed)

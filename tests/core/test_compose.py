@@ -3,6 +3,7 @@ filters as /list numbers them, which words to mark), and the wording around a di
 
 from __future__ import annotations
 
+import gettext
 import random
 import re
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from bot.core.compose import (
     rank,
 )
 from bot.core.highlight import Highlight, merge_highlights
+from bot.core.i18n import Translator
 from bot.core.paper import Paper
 from bot.core.query import FilterRules, QueryLimits
 from bot.core.render import MatchedFilter, Message
@@ -173,6 +175,34 @@ def test_weekly_digest_title_names_the_days_covered(
     announced: list[date | None], title: str
 ) -> None:
     assert digest_title(date(2026, 12, 7), announced, weekly=True) == title
+
+
+@pytest.mark.parametrize(
+    ("announced", "weekly", "title"),
+    [
+        ([date(2026, 12, 4)], False, "Your digest: the 4. Dez. 2026 announcement"),
+        (
+            [date(2026, 11, 30), date(2026, 12, 4)],
+            False,
+            "Your digest: announcements of 30. Nov. to 4. Dez. 2026",
+        ),
+        (
+            [date(2026, 12, 1), date(2026, 12, 4)],
+            True,
+            "Your weekly digest: announcements of 1.–4. Dez. 2026",
+        ),
+        (  # Babel's German interval: thin spaces around the dash
+            [date(2026, 12, 29), date(2027, 1, 1)],
+            True,
+            "Your weekly digest: announcements of 29. Dez. 2026\u2009–\u20091. Jan. 2027",
+        ),
+    ],
+)
+def test_a_digest_title_names_days_as_the_readers_language_does(
+    announced: list[date], weekly: bool, title: str
+) -> None:
+    german = Translator("de", gettext.NullTranslations())  # the messages English, the days German
+    assert digest_title(date(2026, 12, 7), announced, weekly=weekly, t=german) == title
 
 
 @pytest.mark.parametrize(

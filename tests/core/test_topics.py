@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gettext
 from datetime import UTC, datetime
 
 from bot.core.chat import Delivery, Filter
+from bot.core.i18n import Translator
 from bot.core.states import Status
 from bot.core.topics import filter_topics, split_by_topic, topic_lost_notice, topic_name, topic_of
 
@@ -70,3 +72,21 @@ def test_the_lost_topic_notice_names_the_filters_and_the_way_back() -> None:
     )
     two = topic_lost_notice(10, [filter_(2, "a", 10), filter_(5, "b", 10)], {2: 1, 5: 3})
     assert "so filters 1 (<code>a</code>), 3 (<code>b</code>) now post here" in two
+
+
+class Bracketed(gettext.NullTranslations):
+    """Every message "translated" as itself in brackets."""
+
+    def gettext(self, message: str) -> str:
+        return f"[{message}]"
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return f"[{singular if n == 1 else plural}]"
+
+
+def test_a_lost_topics_notice_is_in_the_readers_language() -> None:
+    t = Translator("de", Bracketed())
+    notice = topic_lost_notice(10, [filter_(2, "a", 10)], {2: 1}, t=t)
+    assert notice.startswith("[Administrators: [topic 10] is closed or was deleted, so filter 1")
+    assert notice.endswith("inside that topic.]")
+    assert topic_name(None, t=t) == "[General]"
