@@ -568,8 +568,7 @@ class Paperbot:
             return None
         if not chosen.rows:
             return Tuned(chosen.filters, chosen.matched, 0)
-        t = i18n.translator(chat.language)
-        sent = await starters.send(self.postman, chat, chosen.rows, topic=topic, t=t)
+        sent = await starters.send(self.postman, chat, chosen.rows, topic=topic)
         return Tuned(chosen.filters, chosen.matched, sent, sent == len(chosen.rows))
 
     async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:

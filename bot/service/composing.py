@@ -116,7 +116,6 @@ class Composer:
             return self._digest(chat, now)
 
     def _digest(self, chat: Chat, now: datetime) -> Digest:
-        t = translator(chat.language)
         with self.database.reading() as connection:
             rows = deliveries.unfinished_deliveries(connection, chat_id=chat.id)
         notes, rows = followups.split(rows)
@@ -131,6 +130,7 @@ class Composer:
         return digest
 
     def _papers_digest(self, chat: Chat, now: datetime, rows: list[Delivery]) -> Digest:
+        t = translator(chat.language)
         if not rows:
             with self.database.session() as session:
                 if not filters.chat_filters(session, chat_id=chat.id):

@@ -17,12 +17,12 @@ from sqlmodel import Session
 
 from bot.core.chat import Chat, Delivery
 from bot.core.compose import Layout, compose_alert
-from bot.core.i18n import ENGLISH, Translator
 from bot.core.query import FilterRules
 from bot.core.relevance import paper_text
 from bot.core.render import MESSAGE_LIMIT, size
 from bot.core.starters import MOST_CANDIDATES, OFFERED, STARTERS, choose_starters
 from bot.core.states import Status
+from bot.i18n import translator
 from bot.service.backfill import recent_ids
 from bot.service.delivery import Postman
 from bot.service.preview import RecentPapers
@@ -120,14 +120,14 @@ async def send(
     rows: list[Delivery],
     *,
     topic: int | None = None,
-    t: Translator = ENGLISH,
 ) -> int:
     """The offered papers as an alert (one message when they fit, as the chat's layout shows
     alerts: numbered, each with its 👍 and 👎), opened by a line that says what to do, through
     the postman's limits: how many went out. When Telegram did not take a message, its rows and
     the later ones are given back."""
+    t = translator(chat.language)
     with postman.composer.round():
-        messages = compose_alert(postman.composer.items(chat.id, rows), Layout.of(chat))
+        messages = compose_alert(postman.composer.items(chat.id, rows), Layout.of(chat), t=t)
     intro = t.ngettext(
         "A recent paper your filters match. 👍 or 👎 it: your ranking starts from what you rate.",
         "{count} recent papers your filters match, picked to cover their topics. 👍 or 👎 each "
