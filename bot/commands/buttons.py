@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.commands.filters import listed, removed, subscribed
 from bot.commands.library import follow_import, save, show_saved, unsave
-from bot.commands.replies import OUT_OF_DATE, Caller, Reply
+from bot.commands.replies import OUT_OF_DATE, Caller, Reply, tr_caller
 from bot.commands.tune import tune_pressed
 from bot.core.buttons import (
     ConfirmStop,
@@ -30,7 +30,7 @@ from bot.core.buttons import (
     reaction_vote,
 )
 from bot.core.chat import GROUPS
-from bot.core.render import plural
+from bot.core.i18n import N_
 from bot.core.summary import shorten
 from bot.runtime import Runtime
 from bot.service.app import SIGNS, Paperbot, Paused, RecentSent
@@ -38,94 +38,113 @@ from bot.service.app import SIGNS, Paperbot, Paused, RecentSent
 
 async def show_card(app: Paperbot, caller: Caller, press: ShowCard) -> Reply:
     shown = await app.send_card(caller.chat_id, press.row_id, caller.topic)
-    return Reply("" if shown else OUT_OF_DATE, notice=True)
+    return Reply("" if shown else tr_caller(app, caller).gettext(OUT_OF_DATE), notice=True)
 
 
 async def next_page(app: Paperbot, caller: Caller, press: NextPage) -> Reply:
     shown = await app.send_page(
         caller.chat_id, caller.kind, press.row_id, press.number, caller.topic
     )
-    return Reply("" if shown else OUT_OF_DATE, notice=True)
+    return Reply("" if shown else tr_caller(app, caller).gettext(OUT_OF_DATE), notice=True)
 
 
 async def send_recent(app: Paperbot, caller: Caller, press: SendRecent) -> Reply:
     """A new filter's button: its recent matches the chat has not had, sent now as a digest."""
+    t = tr_caller(app, caller)
     match await app.send_recent(caller.chat_id, caller.kind, press.filter_id):
         case Paused():
-            return Reply("Alerts are paused; /resume first.", notice=True)
+            return Reply(t.gettext("Alerts are paused; /resume first."), notice=True)
         case None:
-            return Reply(OUT_OF_DATE, notice=True)
+            return Reply(t.gettext(OUT_OF_DATE), notice=True)
         case RecentSent(0):
             return Reply(
-                "Nothing new to send: these papers reached you already or wait for your next "
-                "digest.",
+                t.gettext(
+                    "Nothing new to send: these papers reached you already or wait for your "
+                    "next digest."
+                ),
                 notice=True,
             )
         case RecentSent(complete=False):
             return Reply(
-                "Telegram is not taking messages right now; they follow shortly.", notice=True
+                t.gettext("Telegram is not taking messages right now; they follow shortly."),
+                notice=True,
             )
         case RecentSent(added):
-            return Reply(f"Sent: {plural(added, 'paper')}.", notice=True, alert=False)
+            sent = t.ngettext("Sent: {count} paper.", "Sent: {count} papers.", added)
+            return Reply(sent.format(count=t.number(added)), notice=True, alert=False)
     raise AssertionError("every outcome of a recent papers' button is answered")
 
 
 async def rate(app: Paperbot, caller: Caller, press: Rate) -> Reply:
     """👍/👎: a group member's vote (anyone in the group), else the chat's rating (a channel's
     administrators, a private chat's reader)."""
+    t = tr_caller(app, caller)
     if caller.kind in GROUPS and caller.user_id is not None:
-        return vote(app, caller.chat_id, caller.user_id, press)
+        return vote(app, caller, caller.user_id, press)
     if not await caller.may_manage():
-        return Reply(ADMINISTRATORS_ONLY, notice=True)
+        return Reply(t.gettext(ADMINISTRATORS_ONLY), notice=True)
     rated = app.rate(caller.chat_id, press.row_id, press.value)
     if rated is None:
-        return Reply(OUT_OF_DATE, notice=True)
+        return Reply(t.gettext(OUT_OF_DATE), notice=True)
     title = shorten(rated.paper.title, 60)
     if not rated.value:
-        return Reply(f"Rating taken back: {title}", notice=True, alert=False)
-    return Reply(f"{SIGNS[rated.value]} noted: {title}", notice=True, alert=False)
+        taken = t.gettext("Rating taken back: {title}").format(title=title)
+        return Reply(taken, notice=True, alert=False)
+    noted = t.gettext("{sign} noted: {title}").format(sign=SIGNS[rated.value], title=title)
+    return Reply(noted, notice=True, alert=False)
 
 
-def vote(app: Paperbot, chat_id: int, user_id: int, press: Rate) -> Reply:
-    voted = app.vote(chat_id, user_id, press.row_id, press.value)
+def vote(app: Paperbot, caller: Caller, user_id: int, press: Rate) -> Reply:
+    t = tr_caller(app, caller)
+    voted = app.vote(caller.chat_id, user_id, press.row_id, press.value)
     if voted is None:
-        return Reply(OUT_OF_DATE, notice=True)
+        return Reply(t.gettext(OUT_OF_DATE), notice=True)
     counted = rate_buttons(press.row_id, press.number, voted.likes, voted.dislikes)
     title = shorten(voted.paper.title, 60)
     if voted.value:
-        said = f"Your {SIGNS[voted.value]} counted: {title}"
+        said = t.gettext("Your {sign} counted: {title}").format(
+            sign=SIGNS[voted.value], title=title
+        )
     else:
-        said = f"Your vote taken back: {title}"
+        said = t.gettext("Your vote taken back: {title}").format(title=title)
     return Reply(
         said, notice=True, alert=False, relabel={button.data: button.label for button in counted}
     )
 
 
 async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) -> Reply:
+    t = tr_caller(app, caller)
     followed = await app.follow_row(caller.chat_id, press.row_id, caller.topic)
     if followed is None:
-        return Reply(OUT_OF_DATE, notice=True)
-    reply = subscribed(followed)  # a message of its own: the paper's stays as it is
+        return Reply(t.gettext(OUT_OF_DATE), notice=True)
+    reply = subscribed(t, followed)  # a message of its own: the paper's stays as it is
     await app.send_text(caller.chat_id, reply.text, reply.buttons, caller.topic)
     return Reply("", notice=True)
 
 
 async def remove_filter(app: Paperbot, caller: Caller, press: RemoveFilter) -> Reply:
+    t = tr_caller(app, caller)
     gone = app.remove_filter(caller.chat_id, press.filter_id)
-    reply = listed(app.filters(caller.chat_id))
-    done = f"Removed {removed(gone)}." if gone else "Already removed."
+    reply = listed(t, app.filters(caller.chat_id))
+    if gone:
+        done = t.gettext("Removed {filters}.").format(filters=removed(gone))
+    else:
+        done = t.gettext("Already removed.")
     reply.text = f"{done}\n{reply.text}"
     return reply
 
 
 async def confirm_stop(app: Paperbot, caller: Caller, press: ConfirmStop) -> Reply:
+    t = tr_caller(app, caller)  # before the chat (and its language) is forgotten
     if not press.confirmed:
-        return Reply("Nothing was deleted.")
+        return Reply(t.gettext("Nothing was deleted."))
     app.forget(caller.chat_id)
-    return Reply("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
+    return Reply(
+        t.gettext("Forgotten: no filters, no settings, nothing waiting. /start begins again.")
+    )
 
 
-ADMINISTRATORS_ONLY = "Only the group's administrators can change its filters."
+ADMINISTRATORS_ONLY = N_("Only the group's administrators can change its filters.")
 
 
 async def react(
@@ -172,8 +191,8 @@ async def press_button(runtime: Runtime, caller: Caller, data: str) -> Reply:
     a notice while what was asked for goes out as messages of its own."""
     press = parse_press(data)
     if press is None:
-        return Reply(OUT_OF_DATE)
+        return Reply(tr_caller(runtime.app, caller).gettext(OUT_OF_DATE))
     pressed = BUTTONS[type(press)]
     if pressed.manages and not await caller.may_manage():
-        return Reply(ADMINISTRATORS_ONLY, notice=True)
+        return Reply(tr_caller(runtime.app, caller).gettext(ADMINISTRATORS_ONLY), notice=True)
     return await pressed.handler(runtime.app, caller, press)

@@ -6,101 +6,159 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.commands.followups import status_line as followups_line
-from bot.commands.replies import Reply, Usage, local_time, weekly_when
+from bot.commands.replies import Reply, Usage, local_time, tr, weekly_when
 from bot.core.buttons import stop_buttons
 from bot.core.chat import Chat
+from bot.core.i18n import Translator
 from bot.core.relevance import MIN_LIKES
-from bot.core.render import escape, plural
+from bot.core.render import escape
 from bot.core.states import DIGESTS, ChatMode
 from bot.service.app import ChatReport, Paperbot, feed_line
 
 
 async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
-    return Reply(
+    text = tr(chat).gettext(
         "Hello! I tell you about new papers that match your filters.\n\n"
         'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
-        "see them with /list. You get one digest a day at "
-        f"{chat.digest_time} ({escape(chat.timezone)}); /mode instant sends each paper at once, "
-        "/time and /timezone move the digest. /help has the filter syntax.\n\n"
+        "see them with /list. You get one digest a day at {time} ({timezone}); /mode instant "
+        "sends each paper at once, /time and /timezone move the digest. /help has the filter "
+        "syntax.\n\n"
         "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
         "its papers rank what I send you from the start."
     )
+    return Reply(text.format(time=chat.digest_time, timezone=escape(chat.timezone)))
 
 
 async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    t = tr(chat)
     report = app.report(chat)
     found, digest = report.found, chat.mode in DIGESTS
-    when = weekly_when(chat) if chat.mode is ChatMode.WEEKLY else f"digest at {chat.digest_time}"
+    if not digest:
+        mode = t.gettext("Mode: {mode}").format(mode=chat.mode)
+    elif chat.mode is ChatMode.WEEKLY:
+        mode = t.gettext("Mode: {mode}, {when}").format(mode=chat.mode, when=weekly_when(t, chat))
+    else:
+        mode = t.gettext("Mode: {mode}, digest at {time}").format(
+            mode=chat.mode, time=chat.digest_time
+        )
+    updates = t.gettext("Updates: on") if chat.updates else t.gettext("Updates: off")
+    if chat.paused:
+        updates = t.gettext("{updates}; PAUSED (/resume)").format(updates=updates)
+    waiting = t.ngettext(
+        "Waiting for you: {count} paper", "Waiting for you: {count} papers", found.waiting
+    )
     lines = [
-        f"Filters: {found.filters} (/list)",
-        f"Mode: {chat.mode}" + (f", {when}" if digest else ""),
-        f"Time zone: {chat.timezone}",
-        _quiet_line(report),
-        f"Updates: {'on' if chat.updates else 'off'}"
-        + ("; PAUSED (/resume)" if chat.paused else ""),
+        t.gettext("Filters: {count} (/list)").format(count=t.number(found.filters)),
+        mode,
+        t.gettext("Time zone: {timezone}").format(timezone=chat.timezone),
+        _quiet_line(t, report),
+        updates,
         followups_line(chat),
-        f"Waiting for you: {plural(found.waiting, 'paper')}",
-        _ratings_line(report),
+        waiting.format(count=t.number(found.waiting)),
+        _ratings_line(t, report),
     ]
     if digest and not chat.paused and found.filters:
-        lines.append(f"Next digest: {local_time(report.next_digest, chat)}")
-    return Reply("\n".join(lines + _arrivals(report)))
+        next_digest = local_time(t, report.next_digest, chat)
+        lines.append(t.gettext("Next digest: {when}").format(when=next_digest))
+    return Reply("\n".join(lines + _arrivals(t, report)))
 
 
-def _quiet_line(report: ChatReport) -> str:
+def _quiet_line(t: Translator, report: ChatReport) -> str:
     chat = report.found.chat
     if chat.quiet_from is None:
-        return "Quiet hours: none (/quiet)"
-    line = f"Quiet hours: {chat.quiet_from}-{chat.quiet_to}"
-    line += ", alerts sent silently" if chat.quiet_silent else ", alerts held"
+        return t.gettext("Quiet hours: none (/quiet)")
+    if chat.quiet_silent:
+        line = t.gettext("Quiet hours: {start}-{end}, alerts sent silently")
+    else:
+        line = t.gettext("Quiet hours: {start}-{end}, alerts held")
+    line = line.format(start=chat.quiet_from, end=chat.quiet_to)
     if report.quiet_until is None:
         return line
-    line += f"; quiet now until {local_time(report.quiet_until, chat)}"
+    until = local_time(t, report.quiet_until, chat)
     holding = chat.mode is ChatMode.INSTANT and not chat.quiet_silent
-    return line + (f", {plural(report.held, 'paper')} held" if holding else "")
+    if not holding:
+        return t.gettext("{hours}; quiet now until {until}").format(hours=line, until=until)
+    held = t.ngettext(
+        "{hours}; quiet now until {until}, {count} paper held",
+        "{hours}; quiet now until {until}, {count} papers held",
+        report.held,
+    )
+    return held.format(hours=line, until=until, count=t.number(report.held))
 
 
-def _ratings_line(report: ChatReport) -> str:
+def _ratings_line(t: Translator, report: ChatReport) -> str:
     likes, dislikes = report.likes, report.dislikes
     library = ""
     if report.library:
-        library += f"\nLibrary: {plural(report.library, 'imported paper')} to learn from"
+        learned = t.ngettext(
+            "Library: {count} imported paper to learn from",
+            "Library: {count} imported papers to learn from",
+            report.library,
+        )
+        library += "\n" + learned.format(count=t.number(report.library))
     if report.saved:
-        library += f"\nSaved: {plural(report.saved, 'paper')} (/saved)"
+        saved = t.ngettext(
+            "Saved: {count} paper (/saved)", "Saved: {count} papers (/saved)", report.saved
+        )
+        library += "\n" + saved.format(count=t.number(report.saved))
     if not likes and not dislikes and not report.library:
-        return f"Ratings: none yet (👍 under {MIN_LIKES} papers ranks your digests){library}"
+        none = t.gettext("Ratings: none yet (👍 under {count} papers ranks your digests)")
+        return none.format(count=t.number(MIN_LIKES)) + library
     # imported papers teach the model as 👍 do
-    ranked = likes + report.library >= MIN_LIKES
-    ranking = "digests ranked for you" if ranked else f"ranking from {MIN_LIKES} 👍"
-    return f"Ratings: {likes} 👍, {dislikes} 👎 ({ranking}){library}"
+    if likes + report.library >= MIN_LIKES:
+        ratings = t.gettext("Ratings: {likes} 👍, {dislikes} 👎 (digests ranked for you)")
+    else:
+        ratings = t.gettext("Ratings: {likes} 👍, {dislikes} 👎 (ranking from {count} 👍)")
+    counts = {"likes": t.number(likes), "dislikes": t.number(dislikes)}
+    return ratings.format(**counts, count=t.number(MIN_LIKES)) + library
 
 
-def _arrivals(report: ChatReport) -> list[str]:
+def _arrivals(t: Translator, report: ChatReport) -> list[str]:
     """What arrived since the last digest, and the last listing read."""
     found, chat = report.found, report.found.chat
     # a chat starts with its last digest at its first contact: none has gone out yet
-    since = "the last digest" if chat.last_digest_at > chat.created_at else "you started"
-    if found.arrived_since_digest:
-        lines = [f"Since {since}: {plural(found.arrived_since_digest, 'new paper')} arrived"]
+    started = chat.last_digest_at <= chat.created_at
+    arrived = found.arrived_since_digest
+    if arrived and started:
+        text = t.ngettext(
+            "Since you started: {count} new paper arrived",
+            "Since you started: {count} new papers arrived",
+            arrived,
+        )
+    elif arrived:
+        text = t.ngettext(
+            "Since the last digest: {count} new paper arrived",
+            "Since the last digest: {count} new papers arrived",
+            arrived,
+        )
+    elif started:
+        text = t.gettext("Since you started: no announcement (no new listing)")
     else:
-        lines = [f"Since {since}: no announcement (no new listing)"]
+        text = t.gettext("Since the last digest: no announcement (no new listing)")
+    lines = [text.format(count=t.number(arrived))]
     last = found.last_listing
     if last is None:
-        return [*lines, "No listing has arrived yet."]
-    seen = last.seen_at.astimezone(ZoneInfo(chat.timezone))
-    day = f", announced {last.announced:%-d %b %Y}" if last.announced else ""
-    return [*lines, f"Last listing: {escape(last.name)}, seen {seen:%-d %b %H:%M}{day}"]
+        return [*lines, t.gettext("No listing has arrived yet.")]
+    seen = t.datetime(last.seen_at.astimezone(ZoneInfo(chat.timezone)), format="d MMM HH:mm")
+    if last.announced:
+        text = t.gettext("Last listing: {name}, seen {seen}, announced {day}")
+    else:
+        text = t.gettext("Last listing: {name}, seen {seen}")
+    day = t.date(last.announced, format="d MMM yyyy") if last.announced else ""
+    return [*lines, text.format(name=escape(last.name), seen=seen, day=day)]
 
 
 async def stop(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     return Reply(
-        "Forget this chat? Its filters, settings and waiting papers are deleted for good.",
+        tr(chat).gettext(
+            "Forget this chat? Its filters, settings and waiting papers are deleted for good."
+        ),
         [stop_buttons()],
     )
 
 
 async def stats(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
-    found = app.stats()
+    found = app.stats()  # for operators: in English, as the logs and `paperbot status` are
 
     def counts(values: dict[str, int]) -> str:
         return ", ".join(f"{n} {name}" for name, n in sorted(values.items())) or "none"

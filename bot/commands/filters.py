@@ -3,12 +3,22 @@
 
 from __future__ import annotations
 
-from bot.commands.replies import NAMED_AT_MOST, Reply, Usage, bad_filter, echo, named, not_stored
+from bot.commands.replies import (
+    NAMED_AT_MOST,
+    Reply,
+    Usage,
+    bad_filter,
+    echo,
+    named,
+    not_stored,
+    tr,
+)
 from bot.core.buttons import recent_button, remove_button
 from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat, Filter
+from bot.core.i18n import N_, Translator
 from bot.core.query import FilterKind
-from bot.core.render import MESSAGE_LIMIT, escape, fit, plural, size
+from bot.core.render import MESSAGE_LIMIT, escape, fit, size
 from bot.core.starters import tune_button
 from bot.core.topics import topic_name
 from bot.service.app import (
@@ -32,45 +42,55 @@ LISTED_LENGTH = 70  # /list shows filters shortened, so that 50 fit in one messa
 async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args:
         return Usage()
+    t = tr(chat)
     result = await app.subscribe(chat, args)
-    reply = subscribed(result)
+    reply = subscribed(t, result)
     if chat.topic is not None and isinstance(result, Subscribed):
-        reply.text += f"\nIts papers come to this topic ({topic_name(chat.topic)})."
+        here = t.gettext("Its papers come to this topic ({topic}).")
+        reply.text += "\n" + here.format(topic=topic_name(chat.topic))
     elif chat.topic is not None and isinstance(result, AlreadyFollowed):
-        reply.text += f" <code>/topic {result.number}</code> here moves it to this topic."
+        move = t.gettext("{command} here moves it to this topic.")
+        reply.text += " " + move.format(command=f"<code>/topic {result.number}</code>")
     return reply
 
 
 async def similar(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args.strip():
         return Usage()
-    return subscribed(await app.follow_similar(chat.id, args, chat.topic))
+    return subscribed(tr(chat), await app.follow_similar(chat.id, args, chat.topic))
 
 
-def subscribed(result: Followed) -> Reply:
+def subscribed(t: Translator, result: Followed) -> Reply:
     """What a new filter was understood as and would have matched, or why it was not saved."""
     match result:
         case BadFilter():
             return bad_filter(result)
         case NotStored(arxiv_ids):
-            return Reply(not_stored(arxiv_ids, "/similar can use it"))
+            return Reply(not_stored(t, arxiv_ids, t.gettext("/similar can use it")))
         case AlreadyFollowed(number, understood):
-            return Reply(
-                f"You already follow that, as filter {number}: <code>{escape(understood)}</code>."
-            )
+            text = t.gettext("You already follow that, as filter {number}: {filter}.")
+            return Reply(text.format(number=number, filter=f"<code>{escape(understood)}</code>"))
         case AtLimit(count, limit):
-            return Reply(
-                f"This chat has {plural(count, 'filter')}, the most it may keep is {limit}. "
-                "Remove one first (/list), or join two with OR."
+            text = t.ngettext(
+                "This chat has {count} filter, the most it may keep is {limit}. "
+                "Remove one first (/list), or join two with OR.",
+                "This chat has {count} filters, the most it may keep is {limit}. "
+                "Remove one first (/list), or join two with OR.",
+                count,
             )
+            return Reply(text.format(count=t.number(count), limit=t.number(limit)))
         case Subscribed(number, understood, recent, filter_id):
             # a filter matches what arrives after it: its recent papers only when asked
             send = [[recent_button(filter_id, recent.count)]] if recent.count else []
             if number == 1 and recent.count >= 2:  # the chat's first: its ranking starts cold
                 send.append([tune_button(filter_id, recent.count)])
+            saved = t.gettext("Filter {number} saved, understood as {filter}.").format(
+                number=number, filter=f"<code>{escape(understood)}</code>"
+            )
             return Reply(
-                f"Filter {number} saved, understood as <code>{escape(understood)}</code>.\n"
-                + _matches_line(recent, "would have matched")
+                saved
+                + "\n"
+                + _matches_line(t, recent, saved=True)
                 + _categories_warning(result.unknown_categories),
                 send,
             )
@@ -88,41 +108,61 @@ def _categories_warning(unknown: tuple[UnknownCategory, ...]) -> str:
     return "".join(lines)
 
 
-def _matches_line(recent: RecentMatches, verb: str) -> str:
+def _matches_line(t: Translator, recent: RecentMatches, saved: bool) -> str:
+    """What a filter matches in the last days (`saved`: would have matched, before it was)."""
+    days, count = t.number(recent.days), t.number(recent.count)
     if not recent.count:
-        return f"It {verb} nothing in the last {recent.days} announcement days."
-    papers = "paper" if recent.count == 1 else "papers"
-    lines = [
-        f"It {verb} {recent.count} {papers} in the last {recent.days} announcement days, such as:"
+        if saved:
+            text = t.gettext("It would have matched nothing in the last {days} announcement days.")
+        else:
+            text = t.gettext("It matches nothing in the last {days} announcement days.")
+        return text.format(days=days)
+    if saved:
+        head = t.ngettext(
+            "It would have matched {count} paper in the last {days} announcement days, such as:",
+            "It would have matched {count} papers in the last {days} announcement days, such as:",
+            recent.count,
+        )
+    else:
+        head = t.ngettext(
+            "It matches {count} paper in the last {days} announcement days, such as:",
+            "It matches {count} papers in the last {days} announcement days, such as:",
+            recent.count,
+        )
+    derived = t.gettext("• {title} (headline derived from the abstract)")
+    examples = [
+        (derived if title in recent.derived else "• {title}").format(title=escape(title))
+        for title in recent.titles
     ]
-    derived = " (headline derived from the abstract)"
-    examples = [f"• {escape(t)}{derived if t in recent.derived else ''}" for t in recent.titles]
-    return "\n".join(lines + examples)
+    return "\n".join([head.format(count=count, days=days), *examples])
 
 
 async def preview(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args:
         return Usage()
+    t = tr(chat)
     result = await app.preview(chat, args)
     if isinstance(result, BadFilter):
         return bad_filter(result)
     if isinstance(result, NotStored):
-        return Reply(not_stored(result.arxiv_ids, "/preview can use it"))
+        return Reply(not_stored(t, result.arxiv_ids, t.gettext("/preview can use it")))
+    understood = t.gettext("{filter} (not saved; /subscribe saves it)")
     return Reply(
-        f"<code>{escape(result.canonical)}</code> (not saved; /subscribe saves it)\n"
-        + _matches_line(result.recent, "matches")
+        understood.format(filter=f"<code>{escape(result.canonical)}</code>")
+        + "\n"
+        + _matches_line(t, result.recent, saved=False)
         + _categories_warning(result.unknown_categories)
     )
 
 
 async def list_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
-    return listed(app.filters(chat.id))
+    return listed(tr(chat), app.filters(chat.id))
 
 
-def listed(filters: list[Filter]) -> Reply:
+def listed(t: Translator, filters: list[Filter]) -> Reply:
     """The chat's filters, numbered, each with a remove button."""
     if not filters:
-        return Reply('No filters yet. Add one with <code>/subscribe "kv cache"</code>.')
+        return Reply(t.gettext('No filters yet. Add one with <code>/subscribe "kv cache"</code>.'))
     # a remove button's answer replaces the list in its one message: as many filters as a
     # chat may keep fit there, each shortened more when there are many
     width = max(min(LISTED_LENGTH, (MESSAGE_LIMIT - 100) // len(filters) - 20), 10)
@@ -132,7 +172,7 @@ def listed(filters: list[Filter]) -> Reply:
         for n, f in enumerate(filters, 1)
     ]
     buttons = [[remove_button(f.id, n)] for n, f in enumerate(filters, 1)]
-    return Reply("Your filters:\n" + "\n".join(lines), buttons)
+    return Reply(t.gettext("Your filters:") + "\n" + "\n".join(lines), buttons)
 
 
 def _listed(found: Filter, width: int) -> str:
@@ -157,38 +197,50 @@ async def unsubscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     numbers = _numbers(args)
     if numbers == []:
         return Usage()
+    t = tr(chat)
     result = app.unsubscribe(chat, numbers)
     if isinstance(result, NoSuchFilter):
-        return Reply(
-            f"There is no filter {result.number}: this chat has {result.count}. See /list."
-        )
+        return Reply(no_such_filter(t, result))
     if not result.removed:
-        return Reply("There were no filters to remove.")
-    if len(result.removed) > NAMED_AT_MOST:
-        return Reply(f"Removed {plural(len(result.removed), 'filter')}.")
-    return Reply(f"Removed {', '.join(map(removed, result.removed))}.")
+        return Reply(t.gettext("There were no filters to remove."))
+    count = len(result.removed)
+    if count > NAMED_AT_MOST:
+        text = t.ngettext("Removed {count} filter.", "Removed {count} filters.", count)
+        return Reply(text.format(count=t.number(count)))
+    gone = ", ".join(map(removed, result.removed))
+    return Reply(t.gettext("Removed {filters}.").format(filters=gone))
+
+
+def no_such_filter(t: Translator, missing: NoSuchFilter) -> str:
+    text = t.gettext("There is no filter {number}: this chat has {count}. See /list.")
+    return text.format(number=missing.number, count=t.number(missing.count))
 
 
 async def topic(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     """/topic N: filter N's papers come to the forum topic the command is sent in; /topic N
     general: to General."""
+    t = tr(chat)
     parts = args.lower().split()
     if not parts or len(parts) > 2 or not parts[0].isdigit() or parts[1:] not in ([], ["general"]):
-        return Usage(hint="Send it inside the topic the filter's papers should go to.")
+        return Usage(hint=t.gettext("Send it inside the topic the filter's papers should go to."))
     if chat.kind != "supergroup" and chat.topic is None:
         return Reply(
-            "Only forum groups have topics: here every paper comes to this chat. In a group "
-            "with topics, send <code>/topic N</code> inside the topic filter N should post in."
+            t.gettext(
+                "Only forum groups have topics: here every paper comes to this chat. In a group "
+                "with topics, send <code>/topic N</code> inside the topic filter N should post in."
+            )
         )
     where = None if parts[1:] else chat.topic
     result = app.move_filter(chat, int(parts[0]), where)
     if isinstance(result, NoSuchFilter):
-        return Reply(
-            f"There is no filter {result.number}: this chat has {result.count}. See /list."
-        )
+        return Reply(no_such_filter(t, result))
+    moved = t.gettext(
+        "Filter {number} ({filter}) now posts in {topic}; papers waiting for it go there too."
+    )
     return Reply(
-        f"Filter {result.number} ({removed(result.filter)}) now posts in "
-        f"{topic_name(result.topic)}; papers waiting for it go there too."
+        moved.format(
+            number=result.number, filter=removed(result.filter), topic=topic_name(result.topic)
+        )
     )
 
 
@@ -208,20 +260,31 @@ def _pre_blocks(lines: list[str], limit: int = 3000) -> list[str]:
 
 
 async def export_filters(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    t = tr(chat)
     found = app.export(chat)
     if not found.filters and not found.ratings and not found.votes:
-        return Reply("No filters to export.")
+        return Reply(t.gettext("No filters to export."))
     lines = [_exported(f) for f in found.filters] + found.ratings + found.votes
     text = "\n".join(_pre_blocks(lines))
-    parts = [("filters", found.filters), ("ratings", found.ratings), ("votes", found.votes)]
-    held = [name for name, lines in parts if lines]
-    what = f"{', '.join(held[:-1])} and {held[-1]}" if len(held) > 1 else held[0]
-    votes = (
-        "; the members' votes are counted per paper in # lines, which /import passes over"
-        if found.votes
-        else ""
+    parts = [(FILTERS, found.filters), (RATINGS, found.ratings), (VOTES, found.votes)]
+    held = [t.gettext(name) for name, lines in parts if lines]
+    what = (
+        t.gettext("{items} and {last}").format(items=", ".join(held[:-1]), last=held[-1])
+        if len(held) > 1
+        else held[0]
     )
-    return Reply(f"Your {what}, one per line (send them back with /import{votes}):\n{text}")
+    if found.votes:
+        head = t.gettext(
+            "Your {what}, one per line (send them back with /import; the members' votes are "
+            "counted per paper in # lines, which /import passes over):"
+        )
+    else:
+        head = t.gettext("Your {what}, one per line (send them back with /import):")
+    return Reply(head.format(what=what) + "\n" + text)
+
+
+# what /export lists, named in its reply
+FILTERS, RATINGS, VOTES = N_("filters"), N_("ratings"), N_("votes")
 
 
 def _exported(found: Filter) -> str:
@@ -233,33 +296,53 @@ def _exported(found: Filter) -> str:
 
 
 async def import_lines(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    t = tr(chat)
     lines = [line.strip() for line in args.splitlines()]
     if not any(lines):
-        return Usage(hint="A library can come as a file: Zotero's Export Collection, say.")
+        return Usage(
+            hint=t.gettext("A library can come as a file: Zotero's Export Collection, say.")
+        )
 
-    return Reply(_imported(await app.import_lines(chat, lines)))
+    return Reply(_imported(t, await app.import_lines(chat, lines)))
 
 
-def _imported(report: ImportReport) -> str:
+def _imported(t: Translator, report: ImportReport) -> str:
     ratings, result = report.ratings, report.filters
-    text = f"Imported {plural(result.added, 'filter')}."
+
+    def counted(phrase: str, n: int) -> str:
+        return phrase.format(count=t.number(n))
+
+    added = result.added
+    parts = [
+        counted(t.ngettext("Imported {count} filter.", "Imported {count} filters.", added), added)
+    ]
     missed = ratings.unknown + ratings.unreadable
     if ratings.rated or missed:
-        text += f" {plural(len(ratings.rated), 'rating')} taken."
+        rated = len(ratings.rated)
+        parts.append(
+            counted(t.ngettext("{count} rating taken.", "{count} ratings taken.", rated), rated)
+        )
     if missed:
-        text += f" Not seen here, so not rated: {named([echo(u, 30) for u in missed], 'ids')}."
+        ids = named(t, [echo(u, 30) for u in missed], ids=True)
+        parts.append(t.gettext("Not seen here, so not rated: {ids}.").format(ids=ids))
     if result.already:
-        text += f" {plural(result.already, 'line')} you follow already."
+        already = t.ngettext(
+            "{count} line you follow already.", "{count} lines you follow already.", result.already
+        )
+        parts.append(counted(already, result.already))
+    text = " ".join(parts)
     if result.problems:
         count = len(result.problems)
-        text += f" {plural(count, 'line')} not imported:\n"
-        text += "\n".join(map(_import_problem, result.problems[:NAMED_AT_MOST]))
+        problems = t.ngettext("{count} line not imported:", "{count} lines not imported:", count)
+        text += " " + counted(problems, count)
+        text += "\n" + "\n".join(_import_problem(t, p) for p in result.problems[:NAMED_AT_MOST])
         if count > NAMED_AT_MOST:
-            text += f"\n… and {count - NAMED_AT_MOST} more."
+            text += "\n" + counted(t.gettext("… and {count} more."), count - NAMED_AT_MOST)
     return text
 
 
-def _import_problem(problem: BadLine | OverLimit) -> str:
+def _import_problem(t: Translator, problem: BadLine | OverLimit) -> str:
     if isinstance(problem, OverLimit):
-        return f"line {problem.number}: not added, this chat is at its limit of {problem.limit}"
+        text = t.gettext("line {number}: not added, this chat is at its limit of {limit}")
+        return text.format(number=problem.number, limit=t.number(problem.limit))
     return f"line {problem.number}: {escape(problem.message)}: <code>{echo(problem.source)}</code>"

@@ -11,16 +11,27 @@ from zoneinfo import ZoneInfo
 
 from bot.core.buttons import Button
 from bot.core.chat import Chat
-from bot.core.i18n import Translator
+from bot.core.i18n import N_, Translator
 from bot.core.render import escape, fit
-from bot.core.schedule import WEEKDAYS
 from bot.core.text import printable
 from bot.i18n import translator
 from bot.service.app import BadFilter, Paperbot
 
 ECHOED = 80  # characters of what a user wrote, quoted back in a reply
 NAMED_AT_MOST = 10  # lines an /import did not take, ids /like did not find: a reply names these
-OUT_OF_DATE = "That button is out of date; try the command again."
+OUT_OF_DATE = N_("That button is out of date; try the command again.")
+# when a weekly chat's digest comes, by its weekday: whole phrases, as languages say them
+# ("montags um 08:00")
+WEEKLY_WHEN = (
+    N_("on Mondays at {time}"),
+    N_("on Tuesdays at {time}"),
+    N_("on Wednesdays at {time}"),
+    N_("on Thursdays at {time}"),
+    N_("on Fridays at {time}"),
+    N_("on Saturdays at {time}"),
+    N_("on Sundays at {time}"),
+)
+LOCAL_TIME = "EEE d MMM HH:mm"  # Babel's pattern, the names in the chat's language
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,12 @@ def tr(chat: Chat) -> Translator:
     return translator(chat.language)
 
 
+def tr_caller(app: Paperbot, caller: Caller) -> Translator:
+    """The translator of the chat a button was pressed in (or a command came from before the
+    chat is entered): its language, else the speaker's."""
+    return app.translator(caller.chat_id, caller.language_code)
+
+
 def echo(text: str, limit: int = ECHOED) -> str:
     """What a user wrote, quoted back: escaped, control characters shown as U+FFFD, within
     `limit`."""
@@ -106,11 +123,17 @@ def visible(text: str) -> str:
     return "".join(c if printable(c) else "\ufffd" for c in text)
 
 
-def named(shown: list[str], more: str) -> str:
-    """The first NAMED_AT_MOST of a list, and how many more there are."""
+def named(t: Translator, shown: list[str], ids: bool = False) -> str:
+    """The first NAMED_AT_MOST of a list, and how many more there are (`ids`: more ids)."""
     rest = len(shown) - NAMED_AT_MOST
-    tail = f" and {rest} more" + (f" {more}" if more else "") if rest > 0 else ""
-    return ", ".join(shown[:NAMED_AT_MOST]) + tail
+    names = ", ".join(shown[:NAMED_AT_MOST])
+    if rest <= 0:
+        return names
+    if ids:
+        more = t.ngettext("{names} and {count} more id", "{names} and {count} more ids", rest)
+    else:
+        more = t.ngettext("{names} and {count} more", "{names} and {count} more", rest)
+    return more.format(names=names, count=t.number(rest))
 
 
 def bad_filter(bad: BadFilter) -> Reply:
@@ -121,26 +144,29 @@ def bad_filter(bad: BadFilter) -> Reply:
     return Reply(text + "\n/help shows the syntax with examples.")
 
 
-def not_stored(arxiv_ids: list[str], then: str) -> str:
-    """Papers the bot knows only from the listings it has read: when an id will work."""
-    ids = named([f"<code>{echo(i, 30)}</code>" for i in arxiv_ids], "ids")
-    known = "I know only the papers of the listings I have read"
+def not_stored(t: Translator, arxiv_ids: list[str], then: str) -> str:
+    """Papers the bot knows only from the listings it has read: when an id will work (`then`,
+    translated: "/similar can use it")."""
+    ids = named(t, [f"<code>{echo(i, 30)}</code>" for i in arxiv_ids], ids=True)
     if len(arxiv_ids) == 1:
-        return (
-            f"{ids} is not in my database yet: {known}. "
-            f"Once a listing carrying it has been read, {then}."
+        text = t.gettext(
+            "{ids} is not in my database yet: I know only the papers of the listings I have "
+            "read. Once a listing carrying it has been read, {then}."
         )
-    return (
-        f"Not in my database yet: {ids}. {known}; "
-        f"once a listing carrying a paper has been read, {then}."
-    )
+    else:
+        text = t.gettext(
+            "Not in my database yet: {ids}. I know only the papers of the listings I have "
+            "read; once a listing carrying a paper has been read, {then}."
+        )
+    return text.format(ids=ids, then=then)
 
 
-def local_time(due: datetime, chat: Chat) -> str:
+def local_time(t: Translator, due: datetime, chat: Chat) -> str:
     """A moment as the chat reads it: 'Fri 23 Oct 08:00 (Europe/Berlin)'."""
-    return f"{due.astimezone(ZoneInfo(chat.timezone)):%a %-d %b %H:%M} ({chat.timezone})"
+    moment = t.datetime(due.astimezone(ZoneInfo(chat.timezone)), format=LOCAL_TIME)
+    return f"{moment} ({chat.timezone})"
 
 
-def weekly_when(chat: Chat) -> str:
+def weekly_when(t: Translator, chat: Chat) -> str:
     """When a weekly chat's digest comes: 'on Mondays at 08:00'."""
-    return f"on {WEEKDAYS[chat.digest_weekday]}s at {chat.digest_time}"
+    return t.gettext(WEEKLY_WHEN[chat.digest_weekday]).format(time=chat.digest_time)

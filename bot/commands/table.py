@@ -14,133 +14,157 @@ from bot.commands.language import language
 from bot.commands.library import export, import_, saved
 from bot.commands.quiet import quiet
 from bot.commands.ratings import dislike, like, top
-from bot.commands.replies import Caller, Command, Reply, Usage, echo
+from bot.commands.replies import Caller, Command, Reply, Usage, echo, tr, tr_caller
 from bot.commands.tune import tune
 from bot.core.chat import Chat
-from bot.core.i18n import N_
+from bot.core.i18n import N_, Translator
 from bot.core.render import escape
 from bot.runtime import Runtime
 from bot.service.app import Paperbot
 
 SYNTAX = [
-    "<b>Filters</b> (like arXiv search):",
-    "<code>diffusion models</code>: both words, in title or abstract",
-    '<code>"language model"</code>: the phrase (KV-cache = "kv cache")',
-    "<code>distill*</code>: words starting with distill; <code>fine-tun*</code>: fine-tuning, "
-    "fine-tuned",
-    "<code>a OR b</code>, <code>a | b</code>: either",
-    "<code>-term</code>, <code>NOT term</code>: without it",
-    "<code>( ... )</code>: grouping",
-    "<code>ti:</code> title, <code>abs:</code> abstract, <code>au:</code> author, "
-    '<code>cat:</code> category (<code>ti:"graph neural"</code>, <code>au:Hassani</code>, '
-    "<code>cat:cs.*</code>)",
-    "<code>mesh:</code> a PubMed MeSH term, <code>jr:</code> a journal, <code>src:</code> a "
-    "source (arxiv, biorxiv, medrxiv, pubmed, journal)",
-    "For a biologist: <code>cat:biorxiv.neuroscience</code>, "
-    '<code>mesh:"CRISPR-Cas Systems" -src:arxiv</code>, <code>au:"Reeder B"</code> '
-    '(PubMed\'s way: finds Blaine Reeder and B. Reeder), <code>jr:"Nature Neuroscience"</code>',
-    "Case, accents and plurals do not matter.",
+    N_("<b>Filters</b> (like arXiv search):"),
+    N_("<code>diffusion models</code>: both words, in title or abstract"),
+    N_('<code>"language model"</code>: the phrase (KV-cache = "kv cache")'),
+    N_(
+        "<code>distill*</code>: words starting with distill; <code>fine-tun*</code>: "
+        "fine-tuning, fine-tuned"
+    ),
+    N_("<code>a OR b</code>, <code>a | b</code>: either"),
+    N_("<code>-term</code>, <code>NOT term</code>: without it"),
+    N_("<code>( ... )</code>: grouping"),
+    N_(
+        "<code>ti:</code> title, <code>abs:</code> abstract, <code>au:</code> author, "
+        '<code>cat:</code> category (<code>ti:"graph neural"</code>, <code>au:Hassani</code>, '
+        "<code>cat:cs.*</code>)"
+    ),
+    N_(
+        "<code>mesh:</code> a PubMed MeSH term, <code>jr:</code> a journal, <code>src:</code> a "
+        "source (arxiv, biorxiv, medrxiv, pubmed, journal)"
+    ),
+    N_(
+        "For a biologist: <code>cat:biorxiv.neuroscience</code>, "
+        '<code>mesh:"CRISPR-Cas Systems" -src:arxiv</code>, <code>au:"Reeder B"</code> '
+        "(PubMed's way: finds Blaine Reeder and B. Reeder), "
+        '<code>jr:"Nature Neuroscience"</code>'
+    ),
+    N_("Case, accents and plurals do not matter."),
 ]
 
 
 async def help_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
-    lines = [*SYNTAX, "", "<b>Commands</b>"]
+    t = tr(chat)
+    lines = [*map(t.gettext, SYNTAX), "", t.gettext("<b>Commands</b>")]
     for command in COMMANDS:
         if command.operators_only and not app.is_operator(chat.id):
             continue
         names = " ".join(f"/{n}" for n in (command.name, *command.aliases))
         arguments = f" {escape(command.usage)}" if command.usage else ""
-        lines.append(f"{names}{arguments}: {escape(command.help)}")
+        lines.append(f"{names}{arguments}: {escape(t.gettext(command.help))}")
     return Reply("\n".join(lines))
 
 
 COMMANDS: list[Command] = [
-    Command("start", "", "start, or come back after /stop or a block", start),
-    Command("help", "", "the filter syntax and these commands", help_),
-    Command("subscribe", "FILTER", "follow a filter", subscribe, ("add",), manages=True),
-    Command("list", "", "your filters, each with a remove button", list_),
+    Command("start", "", N_("start, or come back after /stop or a block"), start),
+    Command("help", "", N_("the filter syntax and these commands"), help_),
+    Command("subscribe", "FILTER", N_("follow a filter"), subscribe, ("add",), manages=True),
+    Command("list", "", N_("your filters, each with a remove button"), list_),
     Command(
-        "unsubscribe", "N|all", "remove filter N (or all)", unsubscribe, ("remove",), manages=True
+        "unsubscribe",
+        "N|all",
+        N_("remove filter N (or all)"),
+        unsubscribe,
+        ("remove",),
+        manages=True,
     ),
     Command(
         "topic",
         "N [general]",
-        "forum groups: filter N posts in the topic this is sent in (or in General)",
+        N_("forum groups: filter N posts in the topic this is sent in (or in General)"),
         topic,
         manages=True,
     ),
-    Command("preview", "FILTER", "what a filter matches, without saving it", preview),
+    Command("preview", "FILTER", N_("what a filter matches, without saving it"), preview),
     Command(
         "similar",
         "ARXIV_ID ...",
-        "a filter for papers like these (more like this)",
+        N_("a filter for papers like these (more like this)"),
         similar,
         manages=True,
     ),
     Command(
         "mode",
         "instant|digest|weekly [DAY]",
-        "each paper at once, a daily digest, or a weekly one (on Mondays, or DAY: fri)",
+        N_("each paper at once, a daily digest, or a weekly one (on Mondays, or DAY: fri)"),
         mode,
         manages=True,
     ),
-    Command("time", "HH:MM", "when the digest comes, daily or weekly", time_, manages=True),
-    Command("timezone", "Area/City", "your time zone (or UTC)", timezone, manages=True),
+    Command("time", "HH:MM", N_("when the digest comes, daily or weekly"), time_, manages=True),
+    Command("timezone", "Area/City", N_("your time zone (or UTC)"), timezone, manages=True),
     Command(
         "quiet",
         "22:00-07:00|off|silent|hold",
-        "quiet hours: alerts wait until they end (or come silently)",
+        N_("quiet hours: alerts wait until they end (or come silently)"),
         quiet,
         manages=True,
     ),
-    Command("updates", "on|off", "also send new versions of papers", updates, manages=True),
+    Command("updates", "on|off", N_("also send new versions of papers"), updates, manages=True),
     Command("followups", "on|off", FOLLOWUPS_HELP, followups, manages=True),
-    Command("digest", "", "send what is waiting now", digest),
-    Command("like", "ARXIV_ID ...", "👍: rank papers like these first", like, manages=True),
-    Command("dislike", "ARXIV_ID ...", "👎: rank papers like these last", dislike, manages=True),
+    Command("digest", "", N_("send what is waiting now"), digest),
+    Command("like", "ARXIV_ID ...", N_("👍: rank papers like these first"), like, manages=True),
+    Command(
+        "dislike", "ARXIV_ID ...", N_("👎: rank papers like these last"), dislike, manages=True
+    ),
     Command("tune", "", N_("papers to 👍 or 👎, spread over your filters' topics"), tune),
-    Command("top", "[week|month]", "the papers with the most 👍 here this week (or month)", top),
+    Command(
+        "top", "[week|month]", N_("the papers with the most 👍 here this week (or month)"), top
+    ),
     Command(
         "layout",
         "compact|full, abstracts N, page N",
-        "digests and alerts at a glance or every card; abstracts shown; papers a page",
+        N_("digests and alerts at a glance or every card; abstracts shown; papers a page"),
         layout,
         manages=True,
     ),
-    Command("pause", "", "hold all alerts", pause, manages=True),
-    Command("resume", "", "send alerts again", resume, manages=True),
-    Command("status", "", "settings, the last listing, what is waiting", status_),
-    Command("saved", "", "the papers you kept with 🔖, each removable", saved),
+    Command("pause", "", N_("hold all alerts"), pause, manages=True),
+    Command("resume", "", N_("send alerts again"), resume, manages=True),
+    Command("status", "", N_("settings, the last listing, what is waiting"), status_),
+    Command("saved", "", N_("the papers you kept with 🔖, each removable"), saved),
     Command(
         "export",
         "[bib|ris|csv]",
-        "your filters as lines; bib, ris, csv: your saved and 👍 papers as a file",
+        N_("your filters as lines; bib, ris, csv: your saved and 👍 papers as a file"),
         export,
     ),
     Command(
         "import",
         "LINES",
-        "add filters, one per line; or a library (BibTeX, RIS, CSL-JSON, arXiv ids; a file "
-        "too), its papers as 👍",
+        N_(
+            "add filters, one per line; or a library (BibTeX, RIS, CSL-JSON, arXiv ids; a file "
+            "too), its papers as 👍"
+        ),
         import_,
         manages=True,
     ),
     Command(
         "language",
         "[CODE]",
-        "the language I write in here (de, es, pt-br, ru, zh, ja, en)",
+        N_("the language I write in here (de, es, pt-br, ru, zh, ja, en)"),
         language,
         manages=True,
     ),
-    Command("stop", "", "forget this chat and everything about it", stop, manages=True),
-    Command("stats", "", "operators: counts of everything", stats, operators_only=True),
+    Command("stop", "", N_("forget this chat and everything about it"), stop, manages=True),
+    Command("stats", "", N_("operators: counts of everything"), stats, operators_only=True),
 ]
 COMMANDS_BY_NAME = {name: c for c in COMMANDS for name in (c.name, *c.aliases)}
 
 
-def usage(command: Command, asked: Usage) -> Reply:
+def usage(t: Translator, command: Command, asked: Usage) -> Reply:
     """How to use a command, after the setting's current value, before a hint."""
-    line = f"Usage: <code>/{command.name} {escape(command.usage)}</code> ({command.help})"
+    line = t.gettext("Usage: {syntax} ({help})").format(
+        syntax=f"<code>/{command.name} {escape(command.usage)}</code>",
+        help=t.gettext(command.help),
+    )
     lines = [asked.now, line, asked.hint]
     return Reply("\n".join(part for part in lines if part))
 
@@ -166,14 +190,22 @@ async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) ->
     app = runtime.app
     command = COMMANDS_BY_NAME.get(name)
     if command is None or (command.operators_only and not app.is_operator(caller.chat_id)):
-        return Reply(f"I do not know /{echo(name, 40)}. /help lists what I can do.")
+        return Reply(
+            tr_caller(app, caller)
+            .gettext("I do not know {command}. /help lists what I can do.")
+            .format(command=f"/{echo(name, 40)}")
+        )
     if command.manages and not await caller.may_manage():
-        return Reply("Only this group's administrators can change its filters and settings.")
+        return Reply(
+            tr_caller(app, caller).gettext(
+                "Only this group's administrators can change its filters and settings."
+            )
+        )
     chat = app.enter(caller.chat_id, caller.kind, caller.language_code)
     if caller.topic is not None:  # in a forum topic: where /subscribe and /topic put filters
         chat = dataclasses.replace(chat, topic=caller.topic)
     reply = await command.handler(app, chat, args)
-    return reply if isinstance(reply, Reply) else usage(command, reply)
+    return reply if isinstance(reply, Reply) else usage(tr(chat), command, reply)
 
 
 async def handle_text(
@@ -185,7 +217,12 @@ async def handle_text(
     if parsed is None:
         if text.startswith("/") or caller.kind != "private":
             return None
-        return Reply('I understand commands. Try <code>/subscribe "kv cache"</code> or /help.')
+        t = tr_caller(runtime.app, caller)
+        return Reply(
+            t.gettext("I understand commands. Try {example} or /help.").format(
+                example='<code>/subscribe "kv cache"</code>'
+            )
+        )
     addressed = "@" in text.strip().split(maxsplit=1)[0]
     if parsed[0] not in COMMANDS_BY_NAME and caller.kind != "private" and not addressed:
         return None  # in a group, likely another bot's command

@@ -20,6 +20,7 @@ from bot import i18n
 from bot.config import Settings
 from bot.core.buttons import Keyboard
 from bot.core.chat import GROUPS, Chat, Filter
+from bot.core.i18n import Translator
 from bot.core.library import (
     Library,
     Unreadable,
@@ -235,6 +236,11 @@ class Paperbot:
         return chats.enter(
             self.database, chat_id=chat_id, kind=kind, now=self.clock(), language=offered
         )
+
+    def translator(self, chat_id: int, speaker: str | None = None) -> Translator:
+        """The language a chat is written to in: its own, else (a chat not registered yet)
+        the speaker's."""
+        return i18n.translator(chats.language(self.database, chat_id=chat_id) or speaker)
 
     def change(self, chat: Chat, **settings: object) -> Chat:
         return chats.change(self.database, chat_id=chat.id, **settings)

@@ -19,6 +19,13 @@ def enter(
         return chats.register_chat(session, chat_id=chat_id, kind=kind, now=now, language=language)
 
 
+def language(database: Database, *, chat_id: int) -> str | None:
+    """The chat's language (None: not registered, or none set yet)."""
+    with database.session() as session:
+        found = chats.get_chat(session, chat_id=chat_id)
+    return found.language if found is not None else None
+
+
 def change(database: Database, *, chat_id: int, **settings: object) -> Chat:
     """New values for some of the chat's settings (mode, digest_time, timezone, updates,
     paused); the chat as it is now."""
