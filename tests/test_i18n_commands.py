@@ -21,7 +21,7 @@ from babel.messages.pofile import write_po
 from sqlmodel import select
 
 from bot import i18n
-from bot.commands import COMMANDS, Caller, Reply, handle_text, press_button
+from bot.commands import COMMANDS, Caller, Reply, handle_text, import_file, press_button
 from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
 from bot.core.render import escape
 from bot.runtime import Runtime
@@ -242,6 +242,16 @@ async def test_a_group_member_who_is_no_administrator_is_told_in_the_chats_langu
     for text in ("/subscribe mamba", "/stop"):
         reply = await say(runtime, text, member)
         assert reply.text.startswith("⟦") and english_left(reply.text, english_words) == []
+
+
+async def test_a_file_that_is_no_library_is_refused_in_the_chats_language(
+    german: None, runtime: Runtime, english_words: set[str]
+) -> None:
+    async def read() -> bytes:
+        return b"a shopping list, not a library"
+
+    reply = await import_file(runtime, GERMAN, 30, read)
+    assert reply.text.startswith("⟦") and english_left(reply.text, english_words) == []
 
 
 async def test_english_is_as_written_in_the_code(runtime: Runtime) -> None:

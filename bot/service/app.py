@@ -20,7 +20,7 @@ from bot import i18n
 from bot.config import Settings
 from bot.core.buttons import Keyboard
 from bot.core.chat import GROUPS, Chat, Filter
-from bot.core.i18n import Translator
+from bot.core.i18n import N_, Translator
 from bot.core.library import (
     Library,
     Unreadable,
@@ -163,7 +163,7 @@ class ExportFile:
 
 EXPORTERS = {"bib": to_bibtex, "ris": to_ris, "csv": to_csv}
 SAVED_PAGE = 8  # saved papers a /saved page lists, each with its remove button
-NOT_A_LIBRARY = Unreadable(
+NOT_A_LIBRARY = N_(
     "I could not tell what this is. I read BibTeX (.bib), RIS (.ris) and CSL-JSON (.json) "
     "exports, and arXiv ids or links one per line"
 )
@@ -378,8 +378,10 @@ class Paperbot:
             rules=self.rules,
             now=self.clock(),
         )
+        t = i18n.translator(chat.language)
         for number, line in likes:
-            result = _counted(result, number, line, await self.follow_similar(chat.id, line))
+            followed = await self.follow_similar(chat.id, line)
+            result = _counted(t, result, number, line, followed)
         result.problems.sort(key=lambda problem: problem.number)
         return ImportReport(ratings, result)
 
@@ -403,11 +405,13 @@ class Paperbot:
         self, chat: Chat, found: Library | None
     ) -> LibraryImported | Unreadable:
         """In a thread, as parsing: 2,000 entries take a second of matching on SQLite."""
+        t = i18n.translator(chat.language)
         if found is None:
-            return NOT_A_LIBRARY
+            return Unreadable(t.gettext(NOT_A_LIBRARY))
         if not found.entries:
             problems = "; ".join(f"{b.where}: {b.message}" for b in found.bad[:3])
-            return Unreadable(f"no entry of this {found.format} could be read ({problems})")
+            none = t.gettext("no entry of this {format} could be read ({problems})")
+            return Unreadable(none.format(format=found.format, problems=problems))
         imported = await asyncio.to_thread(
             chat_library.import_library,
             self.database,
@@ -591,7 +595,9 @@ class Paperbot:
         return await self.postman.send_text(chat_id, text, buttons, topic=topic)
 
 
-def _counted(result: Imported, number: int, line: str, followed: Followed) -> Imported:
+def _counted(
+    t: Translator, result: Imported, number: int, line: str, followed: Followed
+) -> Imported:
     """An imported "more like this" line's outcome, counted in the import's result."""
     match followed:
         case Subscribed():
@@ -603,6 +609,6 @@ def _counted(result: Imported, number: int, line: str, followed: Followed) -> Im
         case BadFilter(message=message):
             result.problems.append(BadLine(number, line, message))
         case NotStored(arxiv_ids):
-            missing = ", ".join(arxiv_ids)
-            result.problems.append(BadLine(number, line, f"not in my database yet: {missing}"))
+            missing = t.gettext("not in my database yet: {ids}").format(ids=", ".join(arxiv_ids))
+            result.problems.append(BadLine(number, line, missing))
     return result

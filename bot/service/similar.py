@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.core.chat import Filter
+from bot.core.i18n import N_
 from bot.core.paper import Paper
 from bot.core.query import LIKE_PREFIX, InvalidQuery, read_seeds
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
@@ -36,6 +37,11 @@ from bot.store import Database, deliveries, filters, papers
 log = logging.getLogger(__name__)
 
 SEED_TITLE = 50  # characters of a seed's title in the filter's name
+
+
+# why a "more like this" filter cannot be made yet; marked for the catalog, the reply that
+# shows a BadFilter's message translates it
+TOO_FEW = N_("too few papers are stored yet to compare with")
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,7 @@ class Similar:
             return NotStored(unknown)
         text = self.ranker.features()
         if text is None:
-            return BadFilter(source, "too few papers are stored yet to compare with", None)
+            return BadFilter(source, TOO_FEW, None)
         seeds = [found[i][1] for i in ids]
         scorer = self._scorer(text, seeds, window)
         recent = [p for p in recent if (p.arxiv_id or "") not in ids]
