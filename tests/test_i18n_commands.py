@@ -162,6 +162,7 @@ CONVERSATIONS = [
     ["/pause", "/resume", "/mode digest", "/pause", "/digest", "/resume"],
     ["/quiet", "/quiet silent", "/quiet 11-13", "/quiet silent", "/quiet hold", "/quiet 25-7"],
     ["/quiet off"],
+    ["/tune", "/subscribe mamba", "/tune", "/tune x"],
     ["/top", "/top year", "/top month", "/like", "/like 2607.99999 nonsense"],
     ["/saved", "/export", "/export bib", "/export doc", "/import"],
     ['/import\n# a note\n"kv cache"\n"kv cache"\nmamba\nlooped'],
