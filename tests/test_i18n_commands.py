@@ -158,6 +158,7 @@ CONVERSATIONS = [
     ["/timezone", "/timezone berlin", "/timezone Etc/GMT-2", "/timezone berlni", "/timezone +2"],
     ["/timezone UTC+14:30", "/timezone UTC+13"],
     ["/updates", "/updates on", "/updates off"],
+    ["/followups", "/followups off", "/followups on"],
     ["/layout", "/layout full", "/layout compact", "/layout abstracts 3", "/layout page 500"],
     ["/pause", "/resume", "/mode digest", "/pause", "/digest", "/resume"],
     ["/quiet", "/quiet silent", "/quiet 11-13", "/quiet silent", "/quiet hold", "/quiet 25-7"],
