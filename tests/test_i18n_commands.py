@@ -43,9 +43,6 @@ CODES = re.compile(
     r"\b[A-Z][a-z]+/[\w/+-]+|[\w-]+\.(?:bib|ris|csv)\b|"
     + "|".join(re.escape(f" {escape(c.usage)}:") for c in COMMANDS if c.usage)
 )
-# English that core functions still write: bot/core/render.py's short_authors ("and 2 more"),
-# until the command layer can pass them the chat's translator (issue 31, item 5)
-PENDING = re.compile(r" and \d+ more\b")
 
 
 def pseudo(message: str) -> str:
@@ -110,7 +107,7 @@ def english_left(text: str, words: set[str], data: tuple[str, ...] = ()) -> list
     rest = MARKED.sub(" ", text)
     for shown in sorted(data, key=len, reverse=True):
         rest = rest.replace(shown, " ")
-    rest = PENDING.sub(" ", CODES.sub(" ", rest))
+    rest = CODES.sub(" ", rest)
     rest = re.sub(r"<code>.*?</code>|<pre>.*?</pre>|<[^>]+>|/\w+", " ", rest, flags=re.DOTALL)
     return [word for word in re.findall(r"[A-Za-z]{2,}", rest) if word in words]
 
@@ -139,6 +136,12 @@ async def say(runtime: Runtime, text: str, caller: Caller = GERMAN) -> Reply:
     reply = await handle_text(runtime, caller, text, bot_username="paperbot")
     assert reply is not None
     return reply
+
+
+def english_in(reply: Reply, words: set[str], data: tuple[str, ...] = ()) -> list[str]:
+    """The English left in a reply's text and its buttons' labels."""
+    labels = [button.label for row in reply.buttons for button in row]
+    return [word for text in (reply.text, *labels) for word in english_left(text, words, data)]
 
 
 # each a conversation in a German chat; every reply is checked, the last one's and those before
@@ -180,7 +183,7 @@ async def test_every_reply_is_in_the_chats_language(
     for text in texts:
         reply = await say(runtime, text)
         assert "⟦" in reply.text, (text, reply.text)
-        assert english_left(reply.text, english_words) == [], (text, reply.text)
+        assert english_in(reply, english_words) == [], (text, reply)
 
 
 def paper_titles(runtime: Runtime) -> tuple[str, ...]:
@@ -220,13 +223,12 @@ async def test_status_top_saved_and_the_buttons_are_in_the_chats_language(
     presses += ["save:999999", "nonsense", "stop:no", "saved:0"]
     for data in presses:
         pressed = await press_button(runtime, GERMAN, data)
-        assert english_left(pressed.text, english_words, titles) == [], (data, pressed.text)
+        assert english_in(pressed, english_words, titles) == [], (data, pressed)
     steps = ["/status", "/top", "/saved", "/export bib", "/export", "/mode instant", "/status"]
     steps += ["/mode weekly", "/status", "/quiet silent", "/status"]
     for text in steps:
         reply = await say(runtime, text)
-        left = english_left(reply.text, english_words, titles)
-        assert left == [], (text, reply.text)
+        assert english_in(reply, english_words, titles) == [], (text, reply)
     # days as German writes them (CLDR's patterns, Babel's names)
     status = (await say(runtime, "/status")).text
     assert "Mo., 26. Okt. 08:00 (UTC)" in status and "22. Okt. 2026" in status, status

@@ -150,11 +150,12 @@ def _arrivals(t: Translator, report: ChatReport) -> list[str]:
 
 
 async def stop(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    t = tr(chat)
     return Reply(
-        tr(chat).gettext(
+        t.gettext(
             "Forget this chat? Its filters, settings and waiting papers are deleted for good."
         ),
-        [stop_buttons()],
+        [stop_buttons(t=t)],
     )
 
 

@@ -47,7 +47,7 @@ async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     reply = subscribed(t, result)
     if chat.topic is not None and isinstance(result, Subscribed):
         here = t.gettext("Its papers come to this topic ({topic}).")
-        reply.text += "\n" + here.format(topic=topic_name(chat.topic))
+        reply.text += "\n" + here.format(topic=topic_name(chat.topic, t=t))
     elif chat.topic is not None and isinstance(result, AlreadyFollowed):
         move = t.gettext("{command} here moves it to this topic.")
         reply.text += " " + move.format(command=f"<code>/topic {result.number}</code>")
@@ -81,9 +81,9 @@ def subscribed(t: Translator, result: Followed) -> Reply:
             return Reply(text.format(count=t.number(count), limit=t.number(limit)))
         case Subscribed(number, understood, recent, filter_id):
             # a filter matches what arrives after it: its recent papers only when asked
-            send = [[recent_button(filter_id, recent.count)]] if recent.count else []
+            send = [[recent_button(filter_id, recent.count, t=t)]] if recent.count else []
             if number == 1 and recent.count >= 2:  # the chat's first: its ranking starts cold
-                send.append([tune_button(filter_id, recent.count)])
+                send.append([tune_button(filter_id, recent.count, t=t)])
             saved = t.gettext("Filter {number} saved, understood as {filter}.").format(
                 number=number, filter=f"<code>{escape(understood)}</code>"
             )
@@ -168,10 +168,10 @@ def listed(t: Translator, filters: list[Filter]) -> Reply:
     width = max(min(LISTED_LENGTH, (MESSAGE_LIMIT - 100) // len(filters) - 20), 10)
     topics = any(f.topic is not None for f in filters)  # a forum group's: each filter's topic
     lines = [
-        f"{n}. {_listed(f, width)}" + (f" · {topic_name(f.topic)}" if topics else "")
+        f"{n}. {_listed(f, width)}" + (f" · {topic_name(f.topic, t=t)}" if topics else "")
         for n, f in enumerate(filters, 1)
     ]
-    buttons = [[remove_button(f.id, n)] for n, f in enumerate(filters, 1)]
+    buttons = [[remove_button(f.id, n, t=t)] for n, f in enumerate(filters, 1)]
     return Reply(t.gettext("Your filters:") + "\n" + "\n".join(lines), buttons)
 
 
@@ -239,7 +239,7 @@ async def topic(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     )
     return Reply(
         moved.format(
-            number=result.number, filter=removed(result.filter), topic=topic_name(result.topic)
+            number=result.number, filter=removed(result.filter), topic=topic_name(result.topic, t=t)
         )
     )
 

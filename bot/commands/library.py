@@ -123,7 +123,7 @@ def imported_library(t: Translator, result: LibraryImported | Unreadable) -> Rep
             lines.append(counted(t.gettext("… and {count} more."), count - NAMED_AT_MOST))
     if result.seeds or result.authors:
         lines.append(t.gettext("Follow what this library is about:"))
-    buttons = import_buttons(result.import_id, len(result.seeds), result.authors)
+    buttons = import_buttons(result.import_id, len(result.seeds), result.authors, t=t)
     return Reply("\n".join(lines), buttons)
 
 
@@ -165,10 +165,10 @@ def saved_list(t: Translator, page: SavedPage) -> Reply:
         title = fit(paper.title or t.gettext("(untitled)"), SAVED_TITLE)
         if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
             title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
-        authors = short_authors(paper, 2)
+        authors = short_authors(paper, 2, t=t)
         lines.append(f"{number}. {title}" + (f" · {authors}" if authors else ""))
     removes = [
-        unsave_button(paper_id, number, page.page)
+        unsave_button(paper_id, number, page.page, t=t)
         for number, (paper_id, _) in enumerate(page.papers, first)
     ]
     buttons = [removes[i : i + 4] for i in range(0, len(removes), 4)]
