@@ -31,7 +31,9 @@ from bot.core.analysis import (
     surname_first,
 )
 from bot.core.analysis import words as analysis_words
+from bot.core.i18n import N_
 from bot.core.paper import SOURCES, read_arxiv_id
+from bot.core.problems import Problem
 
 FIELDS = {
     "ti": "title",
@@ -49,11 +51,17 @@ TEXT_FIELDS = ("title", "abstract")
 
 
 class InvalidQuery(ValueError):
-    """A filter that cannot be used; the message points at the problem, for a person."""
+    """A filter that cannot be used; the problem points at what is wrong, for a person (in
+    their language: `error.problem.text(t)`; str(error) is the English)."""
 
-    def __init__(self, message: str, position: int | None = None) -> None:
-        # people count characters from 1: "at 1" is the first (`position` stays an index)
-        super().__init__(message if position is None else f"{message} at {position + 1}")
+    def __init__(self, problem: Problem, position: int | None = None) -> None:
+        if position is not None:
+            # people count characters from 1: "at 1" is the first (`position` stays an index)
+            problem = Problem.of(
+                N_("{problem} at {position}"), problem=problem, position=position + 1
+            )
+        super().__init__(problem.message)
+        self.problem = problem
         self.position = position
 
 
@@ -189,7 +197,7 @@ def _lex_phrase(source: str, start: int, field: str | None, lexemes: list[_Lexem
     quote = source.index('"', start)
     end = source.find('"', quote + 1)
     if end < 0:
-        raise InvalidQuery("unbalanced quote", quote)
+        raise InvalidQuery(Problem.of(N_("unbalanced quote")), quote)
     lexemes.append(_Lexeme("PHRASE", source[quote + 1 : end], start, field))
     return end + 1
 
@@ -201,8 +209,10 @@ def _lex_word(source: str, start: int, lexemes: list[_Lexeme]) -> int:
         name = field_match.group(1).lower()
         if name not in FIELDS:
             raise InvalidQuery(
-                f"unknown field '{field_match.group(1)}:'; "
-                "use ti:, abs:, au:, cat:, mesh:, jr: or src:",
+                Problem.of(
+                    N_("unknown field '{field}:'; use ti:, abs:, au:, cat:, mesh:, jr: or src:"),
+                    field=field_match.group(1),
+                ),
                 start,
             )
         field = FIELDS[name]
@@ -210,7 +220,12 @@ def _lex_word(source: str, start: int, lexemes: list[_Lexeme]) -> int:
         if after < len(source) and source[after] == '"':
             return _lex_phrase(source, after, field, lexemes)
         if after >= len(source) or source[after].isspace() or source[after] in "()|":
-            raise InvalidQuery(f"'{field_match.group(0)}' needs a word or a quoted phrase", start)
+            raise InvalidQuery(
+                Problem.of(
+                    N_("'{field}' needs a word or a quoted phrase"), field=field_match.group(0)
+                ),
+                start,
+            )
         start_of_value = after
     else:
         start_of_value = start
@@ -251,7 +266,7 @@ class _Parser:
                 self.take()
                 following = self.peek()
                 if following is None or following.kind in ("OR", ")", "AND"):
-                    raise InvalidQuery("'AND' has nothing after it", lexeme.position)
+                    raise InvalidQuery(_nothing_after(lexeme), lexeme.position)
             parts.append(self.parse_or(depth))
         return parts[0] if len(parts) == 1 else And(tuple(parts), parts[0].position)
 
@@ -261,7 +276,7 @@ class _Parser:
             self.take()
             following = self.peek()
             if following is None or following.kind in ("OR", ")", "AND"):
-                raise InvalidQuery(f"'{lexeme.text}' has nothing after it", lexeme.position)
+                raise InvalidQuery(_nothing_after(lexeme), lexeme.position)
             parts.append(self.parse_unary(depth))
         return parts[0] if len(parts) == 1 else Or(tuple(parts), parts[0].position)
 
@@ -271,36 +286,59 @@ class _Parser:
             self._check_depth(depth + 1, lexeme.position)
             following = self.peek()
             if following is None or following.kind in ("OR", ")", "AND"):
-                raise InvalidQuery(f"'{lexeme.text}' has nothing after it", lexeme.position)
+                raise InvalidQuery(_nothing_after(lexeme), lexeme.position)
             return Not(self.parse_unary(depth + 1), lexeme.position)
         if lexeme.kind == "(":
             self._check_depth(depth + 1, lexeme.position)
             following = self.peek()
             if following is None:
-                raise InvalidQuery("unbalanced parenthesis: '(' is never closed", lexeme.position)
+                raise InvalidQuery(_NEVER_CLOSED, lexeme.position)
             if following.kind == ")":
-                raise InvalidQuery("empty parentheses", lexeme.position)
+                raise InvalidQuery(Problem.of(N_("empty parentheses")), lexeme.position)
             node = self.parse_and(depth + 1)
             closing = self.peek()
             if closing is None or closing.kind != ")":
-                raise InvalidQuery("unbalanced parenthesis: '(' is never closed", lexeme.position)
+                raise InvalidQuery(_NEVER_CLOSED, lexeme.position)
             self.take()
             return node
         if lexeme.kind == ")":
-            raise InvalidQuery("unbalanced parenthesis: ')' has no '('", lexeme.position)
+            raise InvalidQuery(_NEVER_OPENED, lexeme.position)
         if lexeme.kind in ("AND", "OR"):
-            raise InvalidQuery(f"'{lexeme.text}' has nothing before it", lexeme.position)
+            raise InvalidQuery(
+                Problem.of(N_("'{word}' has nothing before it"), word=lexeme.text), lexeme.position
+            )
         self.leaves += 1
         if self.leaves > self.limits.max_terms:
             raise InvalidQuery(
-                f"too many terms (at most {self.limits.max_terms} in one filter)", lexeme.position
+                Problem.of(
+                    N_("too many terms (at most {count} in one filter)"),
+                    count=self.limits.max_terms,
+                ),
+                lexeme.position,
             )
         return _leaf(lexeme)
 
     def _check_depth(self, depth: int, position: int) -> None:
         deepest = min(self.limits.max_depth, DEPTH_CEILING)
         if depth > deepest:
-            raise InvalidQuery(f"nesting too deep (at most {deepest} levels)", position)
+            raise InvalidQuery(
+                Problem.ngettext(
+                    "nesting too deep (at most {count} level)",
+                    "nesting too deep (at most {count} levels)",
+                    deepest,
+                    count=deepest,
+                ),
+                position,
+            )
+
+
+_NEVER_CLOSED = Problem.of(N_("unbalanced parenthesis: '(' is never closed"))
+_NEVER_OPENED = Problem.of(N_("unbalanced parenthesis: ')' has no '('"))
+
+
+def _nothing_after(lexeme: _Lexeme) -> Problem:
+    """'OR', '|', 'AND', 'NOT' or '-' with no term after it (the word as written)."""
+    return Problem.of(N_("'{word}' has nothing after it"), word=lexeme.text)
 
 
 def _leaf(lexeme: _Lexeme) -> Leaf:
@@ -317,8 +355,9 @@ def _leaf(lexeme: _Lexeme) -> Leaf:
         return _prefix(text.strip(), fields, position)
     words = analysis_words(text)
     if not words:
-        what = "empty phrase" if lexeme.kind == "PHRASE" else f"nothing to search for in '{text}'"
-        raise InvalidQuery(what, position)
+        if lexeme.kind == "PHRASE":
+            raise InvalidQuery(Problem.of(N_("empty phrase")), position)
+        raise InvalidQuery(Problem.of(N_("nothing to search for in '{text}'"), text=text), position)
     if fields == ("author",) and (reordered := surname_first(words)):
         words = reordered  # au:"Reeder B", as PubMed writes names, is au:"B Reeder"
     shown = " ".join(fold_word(w) for w in words)
@@ -333,10 +372,23 @@ def _prefix(text: str, fields: tuple[str, ...], position: int) -> Prefix | Phras
     stem = text[:-1]
     words = [fold_word(w) for w in analysis_words(stem)]
     if not words or "*" in stem or not stem[-1].isalnum():
-        raise InvalidQuery(f"'{text}': '*' ends one word, like distill* or fine-tun*", position)
+        raise InvalidQuery(
+            Problem.of(N_("'{text}': '*' ends one word, like distill* or fine-tun*"), text=text),
+            position,
+        )
+    if len(words[-1]) < 2 and len(words) > 1:
+        raise InvalidQuery(
+            Problem.of(
+                N_("'{text}': a prefix needs at least two letters ('{word}*' has one)"),
+                text=text,
+                word=words[-1],
+            ),
+            position,
+        )
     if len(words[-1]) < 2:
-        which = f" ('{words[-1]}*' has one)" if len(words) > 1 else ""
-        raise InvalidQuery(f"'{text}': a prefix needs at least two letters{which}", position)
+        raise InvalidQuery(
+            Problem.of(N_("'{text}': a prefix needs at least two letters"), text=text), position
+        )
     if len(words) == 1:
         return Prefix(words[0], fields, position)
     terms = tuple(singular(w) for w in words[:-1])
@@ -346,7 +398,10 @@ def _prefix(text: str, fields: tuple[str, ...], position: int) -> Prefix | Phras
 def _category(text: str, position: int) -> Category:
     value = fold_category(text)
     if not re.fullmatch(r"[a-z-]+(\.[a-z-]+)?(\.\*|\*)?", value):
-        raise InvalidQuery(f"'{text}' is not a category like cs.LG, hep-th or cs.*", position)
+        raise InvalidQuery(
+            Problem.of(N_("'{text}' is not a category like cs.LG, hep-th or cs.*"), text=text),
+            position,
+        )
     if value.endswith("*"):
         return Category(value.rstrip("*").rstrip(".") + ".", True, position)
     return Category(value, False, position)
@@ -356,9 +411,21 @@ def _named(kind: str, text: str, position: int) -> Category:
     """mesh:"CRISPR-Cas Systems" -> mesh:crispr cas systems; src: one of the sources."""
     name = fold_journal(text) if kind == "jr" else fold_name(text)
     if not name:
-        raise InvalidQuery(f"'{kind}:' needs a name, like {_EXAMPLES[kind]}", position)
+        raise InvalidQuery(
+            Problem.of(
+                N_("'{kind}:' needs a name, like {example}"), kind=kind, example=_EXAMPLES[kind]
+            ),
+            position,
+        )
     if kind == "src" and name not in SOURCES:
-        raise InvalidQuery(f"'{text}' is no source; use src: with {', '.join(SOURCES)}", position)
+        raise InvalidQuery(
+            Problem.of(
+                N_("'{text}' is no source; use src: with {sources}"),
+                text=text,
+                sources=", ".join(SOURCES),
+            ),
+            position,
+        )
     return Category(f"{kind}:{name}", False, position)
 
 
@@ -380,22 +447,37 @@ def parse_query(source: str, limits: QueryLimits | None = None) -> Node:
     limits = limits or QueryLimits()
     if len(source) > limits.max_length:
         raise InvalidQuery(
-            f"filter too long ({len(source)} characters, at most {limits.max_length})"
+            Problem.ngettext(
+                "filter too long ({length} character, at most {count})",
+                "filter too long ({length} characters, at most {count})",
+                len(source),
+                length=len(source),
+                count=limits.max_length,
+            )
         )
     if control := _CONTROL.search(source):
         code = f"U+{ord(control.group()):04X}"
-        raise InvalidQuery(f"control character ({code}) not allowed in a filter", control.start())
+        raise InvalidQuery(
+            Problem.of(N_("control character ({code}) not allowed in a filter"), code=code),
+            control.start(),
+        )
     lexemes = _lex(source)
     if not lexemes:
-        raise InvalidQuery('empty filter: write a word, a "phrase" or a field like au:Name')
+        raise InvalidQuery(
+            Problem.of(N_('empty filter: write a word, a "phrase" or a field like au:Name'))
+        )
     parser = _Parser(lexemes, limits)
     node = parser.parse_and(0)
     if (rest := parser.peek()) is not None:
-        raise InvalidQuery("unbalanced parenthesis: ')' has no '('", rest.position)
+        raise InvalidQuery(_NEVER_OPENED, rest.position)
     if not _has_positive(node):
         raise InvalidQuery(
-            "a filter needs at least one word to look for, not only exclusions "
-            "(e.g. 'distill* -self')"
+            Problem.of(
+                N_(
+                    "a filter needs at least one word to look for, not only exclusions "
+                    "(e.g. 'distill* -self')"
+                )
+            )
         )
     return node
 
@@ -492,14 +574,24 @@ def read_seeds(source: str) -> Seeds:
         arxiv_id = read_arxiv_id(part)
         if arxiv_id is None:
             raise InvalidQuery(
-                f"'{part}' is not an arXiv id (like 2506.01234, or its arxiv.org link)"
+                Problem.of(
+                    N_("'{text}' is not an arXiv id (like 2506.01234, or its arxiv.org link)"),
+                    text=part,
+                )
             )
         if arxiv_id not in ids:
             ids.append(arxiv_id)
     if not ids:
-        raise InvalidQuery("give the arXiv ids of one or more papers")
+        raise InvalidQuery(Problem.of(N_("give the arXiv ids of one or more papers")))
     if len(ids) > MAX_SEEDS:
-        raise InvalidQuery(f"at most {MAX_SEEDS} seed papers")
+        raise InvalidQuery(
+            Problem.ngettext(
+                "at most {count} seed paper",
+                "at most {count} seed papers",
+                MAX_SEEDS,
+                count=MAX_SEEDS,
+            )
+        )
     return Seeds(tuple(ids))
 
 

@@ -1,0 +1,67 @@
+"""What went wrong, told to a reader whose language is not known where it is found: a parse
+error in the core, a bad line of an import. A Problem keeps its message as written
+(`N_`-marked, named placeholders) and its arguments, and is put into words where it is shown,
+through the chat's translator (`problem.text(t)`); `problem.message` is the English, for logs,
+operators and tests.
+
+Arguments keep their kind until then: text (a word the reader typed, a syntax example, a
+category code) is shown as it is, never translated; whole numbers and decimals are written in
+the reader's digits (without grouping, as positions and counts read today); a Problem inside
+another (a place, a reason) is put into words in the same language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from babel.numbers import format_decimal
+
+from bot.core.i18n import ENGLISH, Translator
+
+
+@dataclass(frozen=True)
+class Problem:
+    template: str  # the msgid, marked with N_ where the Problem is made (the singular)
+    arguments: tuple[tuple[str, Argument], ...] = field(default=())
+    plural: str | None = None  # the plural msgid, when the message counts something
+    count: int = 1  # what picks the plural form
+
+    @classmethod
+    def of(cls, template: str, /, **arguments: Argument) -> Problem:
+        """Problem.of(N_("'{text}' is not a category like cs.LG"), text=typed)."""
+        return cls(template, tuple(arguments.items()))
+
+    @classmethod
+    def ngettext(cls, singular: str, plural: str, n: int, /, **arguments: Argument) -> Problem:
+        """A message that counts: Problem.ngettext("at most {count} level", "at most {count}
+        levels", n, count=n). Named as gettext's own, so that Babel extracts both forms."""
+        return cls(singular, tuple(arguments.items()), plural, n)
+
+    def text(self, t: Translator = ENGLISH) -> str:
+        """The problem in the reader's words."""
+        shown = {name: _shown(value, t) for name, value in self.arguments}
+        if self.plural is None:
+            return t.gettext(self.template).format(**shown)
+        return t.ngettext(self.template, self.plural, self.count).format(**shown)
+
+    @property
+    def message(self) -> str:
+        """In English, as the code writes it."""
+        return self.text(ENGLISH)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+Argument = str | int | float | Problem | tuple[Problem, ...]
+
+
+def _shown(value: Argument, t: Translator) -> str:
+    if isinstance(value, Problem):
+        return value.text(t)
+    if isinstance(value, tuple):
+        return "; ".join(part.text(t) for part in value)  # a few problems in one line
+    if isinstance(value, bool | str):
+        return str(value)
+    if isinstance(value, int):
+        return format_decimal(value, locale=t.locale, group_separator=False)
+    return format_decimal(value, format="0.0", locale=t.locale)
