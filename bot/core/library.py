@@ -3,7 +3,8 @@ of arXiv ids or links read into entries, the format told from the content; saved
 as BibTeX, RIS and CSV.
 
 Reading never raises on what a file holds: an entry that cannot be read is named (where it
-starts, and why) and the others are kept. BibTeX is read by bibtexparser, which recovers at the
+starts, and why, as Problems put into the reader's language where shown) and the others are
+kept. BibTeX is read by bibtexparser, which recovers at the
 next entry after a broken one; RIS and CSL-JSON are simple enough to read here. What is written
 follows Zotero's importer conventions for arXiv papers (`eprint`, `archivePrefix`,
 `primaryClass`), so a reference manager files them as preprints with their arXiv ids.
@@ -23,7 +24,9 @@ from io import StringIO
 from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import Entry as BibEntry
 
+from bot.core.i18n import N_
 from bot.core.paper import Paper, normalise_doi, read_arxiv_id
+from bot.core.problems import Argument, Problem
 from bot.core.text import clean_text, fold_key, strip_accents
 
 # A library of 4,000 papers with abstracts of 1.5 KB and eight authors is 7.5 MB of BibTeX,
@@ -44,9 +47,9 @@ class LibraryFormat(StrEnum):
 
 @dataclass(frozen=True)
 class Entry:
-    """One reference as the library had it, text normalised; `where` names it in a reply."""
+    """One reference as the library had it, text normalised; `place` names it in a reply."""
 
-    where: str
+    place: Problem  # "line 12", "entry 3"
     title: str = ""
     abstract: str = ""
     authors: tuple[str, ...] = ()
@@ -64,11 +67,45 @@ class Entry:
             authors=self.authors,
         )
 
+    @property
+    def where(self) -> str:
+        return self.place.message
+
 
 @dataclass(frozen=True)
 class BadEntry:
-    where: str  # "line 12", "entry 3"
-    message: str
+    place: Problem  # "line 12", "entry 3"
+    problem: Problem
+
+    @property
+    def where(self) -> str:
+        return self.place.message
+
+    @property
+    def message(self) -> str:
+        """Why it could not be read, in English."""
+        return self.problem.message
+
+    @property
+    def described(self) -> Problem:
+        """Where and why, in one: "line 12: the entry has no ER line"."""
+        return Problem.of(N_("{place}: {problem}"), place=self.place, problem=self.problem)
+
+
+def _line(number: int) -> Problem:
+    return Problem.of(N_("line {number}"), number=number)
+
+
+def _item(number: int) -> Problem:
+    return Problem.of(N_("entry {number}"), number=number)
+
+
+def format_name(found: LibraryFormat) -> Argument:
+    """A format's name as a reader reads it: BibTeX, RIS and CSL-JSON are names; a list of
+    arXiv ids is said in their words."""
+    if found is LibraryFormat.ARXIV_IDS:
+        return Problem.of(N_("arXiv ids"))
+    return str(found)
 
 
 @dataclass(frozen=True)
@@ -82,7 +119,12 @@ class Library:
 class Unreadable:
     """A file that is no library at all: too large, binary, or of no format we read."""
 
-    message: str
+    problem: Problem
+
+    @property
+    def message(self) -> str:
+        """Why, in English."""
+        return self.problem.message
 
 
 # -- bytes to text ---------------------------------------------------------------------------
@@ -93,8 +135,14 @@ def too_large(size: int) -> Unreadable | None:
     if size <= MAX_LIBRARY_BYTES:
         return None
     return Unreadable(
-        f"the file is {size / 1e6:.1f} MB; I read libraries up to "
-        f"{MAX_LIBRARY_BYTES // 1_000_000} MB. Export a collection, or split the file"
+        Problem.of(
+            N_(
+                "the file is {size} MB; I read libraries up to {limit} MB. Export a "
+                "collection, or split the file"
+            ),
+            size=round(size / 1e6, 1),  # as shown: one decimal
+            limit=MAX_LIBRARY_BYTES // 1_000_000,
+        )
     )
 
 
@@ -108,8 +156,12 @@ def decode_library(data: bytes) -> str | Unreadable:
     controls = sum(1 for byte in sample if byte < 32 and byte not in b"\t\n\r\f")
     if b"\x00" in sample or controls > len(sample) // 100:
         return Unreadable(
-            "this is a binary file, not a library. Send a BibTeX (.bib), RIS (.ris) or "
-            "CSL-JSON (.json) export, or arXiv ids one per line"
+            Problem.of(
+                N_(
+                    "this is a binary file, not a library. Send a BibTeX (.bib), RIS (.ris) "
+                    "or CSL-JSON (.json) export, or arXiv ids one per line"
+                )
+            )
         )
     try:
         return data.decode("utf-8-sig")
@@ -156,12 +208,19 @@ def read_library(text: str) -> Library | None:
             return None
     if len(entries) > MAX_ENTRIES:
         more = len(entries) - MAX_ENTRIES
-        bad.append(BadEntry(entries[MAX_ENTRIES].where, f"{more} entries past {MAX_ENTRIES}"))
+        past = Problem.ngettext(
+            "{count} entry past {limit}",
+            "{count} entries past {limit}",
+            more,
+            count=more,
+            limit=MAX_ENTRIES,
+        )
+        bad.append(BadEntry(entries[MAX_ENTRIES].place, past))
         entries = entries[:MAX_ENTRIES]
     return Library(found, tuple(entries), tuple(bad))
 
 
-def _entry(where: str, **found: str | Sequence[str] | None) -> Entry | BadEntry:
+def _entry(where: Problem, **found: str | Sequence[str] | None) -> Entry | BadEntry:
     """An entry from its raw fields: texts cleaned, ids read wherever the library put them."""
     title = clean_text(_text(found.get("title")))
     abstract = clean_text(_text(found.get("abstract")))
@@ -173,7 +232,7 @@ def _entry(where: str, **found: str | Sequence[str] | None) -> Entry | BadEntry:
         arxiv_id, doi = arxiv_id or arxiv_id_of_doi, None  # arXiv's own DOI: the id says it
     authors = tuple(a for a in (clean_text(name) for name in found.get("authors") or ()) if a)
     if not (title or arxiv_id or doi):
-        return BadEntry(where, "no title, arXiv id or DOI")
+        return BadEntry(where, Problem.of(N_("no title, arXiv id or DOI")))
     return Entry(where, title, abstract, authors, arxiv_id, doi)
 
 
@@ -220,7 +279,7 @@ def _read_bibtex(text: str) -> tuple[list[Entry], list[BadEntry]]:
     for block in parsed.failed_blocks:
         line = (block.start_line or 0) + 1
         error = getattr(block, "error", None)
-        found.append((line, BadEntry(f"line {line}", _bibtex_problem(error))))
+        found.append((line, BadEntry(_line(line), _bibtex_problem(error))))
     for bib in parsed.entries:
         found.append(((bib.start_line or 0) + 1, _bibtex_entry(bib)))
     entries = [e for _, e in sorted(found, key=lambda pair: pair[0]) if isinstance(e, Entry)]
@@ -228,16 +287,18 @@ def _read_bibtex(text: str) -> tuple[list[Entry], list[BadEntry]]:
     return entries, bad
 
 
-def _bibtex_problem(error: object) -> str:
+def _bibtex_problem(error: object) -> Problem:
     """bibtexparser's reason for a block it could not read, in a line."""
     reason = str(getattr(error, "abort_reason", "") or error or "").strip()
     if "Was still looking for" in reason:
-        return "the entry is not closed (a brace or quote is missing) before the next one"
+        return Problem.of(
+            N_("the entry is not closed (a brace or quote is missing) before the next one")
+        )
     if "duplicate" in reason.lower() or type(error).__name__.startswith("Duplicate"):
-        return "a field or key given twice"
+        return Problem.of(N_("a field or key given twice"))
     if reason:
-        return " ".join(reason.split())[:120]
-    return f"not a readable entry ({type(error).__name__})"
+        return Problem.verbatim(" ".join(reason.split())[:120])  # bibtexparser's English
+    return Problem.of(N_("not a readable entry ({kind})"), kind=type(error).__name__)
 
 
 def _bibtex_entry(bib: BibEntry) -> Entry | BadEntry:
@@ -247,7 +308,7 @@ def _bibtex_entry(bib: BibEntry) -> Entry | BadEntry:
     places = [fields.get(key) for key in ("eprint", "arxivid", "arxiv", "url", "journal")]
     places += [fields.get(key) for key in ("note", "howpublished", "volume", "archiveprefix")]
     return _entry(
-        f"line {(bib.start_line or 0) + 1}",
+        _line((bib.start_line or 0) + 1),
         title=fields.get("title"),
         abstract=fields.get("abstract"),
         doi=fields.get("doi"),
@@ -302,7 +363,7 @@ def _read_ris(text: str) -> tuple[list[Entry], list[BadEntry]]:
 
     def close() -> None:
         assert fields is not None
-        found = _ris_entry(f"line {start}", fields)
+        found = _ris_entry(_line(start), fields)
         _file(found, entries, bad)
 
     for number, line in enumerate(text.splitlines(), 1):
@@ -311,15 +372,16 @@ def _read_ris(text: str) -> tuple[list[Entry], list[BadEntry]]:
             if fields is not None and line.strip() and last:  # a wrapped value goes on
                 fields[last][-1] += " " + line.strip()
             elif line.strip():
-                bad.append(BadEntry(f"line {number}", "not a RIS line (TAG  - value)"))
+                bad.append(BadEntry(_line(number), Problem.of(N_("not a RIS line (TAG  - value)"))))
             continue
         name, value = tag.group(1), (tag.group(2) or "").strip()
         if name == "TY":
             if fields is not None:
-                bad.append(BadEntry(f"line {start}", "no ER line before the next TY"))
+                bad.append(BadEntry(_line(start), Problem.of(N_("no ER line before the next TY"))))
             fields, start, last = {}, number, ""
         elif fields is None:
-            bad.append(BadEntry(f"line {number}", f"{name} outside an entry (before its TY)"))
+            outside = Problem.of(N_("{tag} outside an entry (before its TY)"), tag=name)
+            bad.append(BadEntry(_line(number), outside))
         elif name == "ER":
             close()
             fields, last = None, ""
@@ -327,11 +389,11 @@ def _read_ris(text: str) -> tuple[list[Entry], list[BadEntry]]:
             fields.setdefault(name, []).append(value)
             last = name
     if fields is not None:
-        bad.append(BadEntry(f"line {start}", "the entry has no ER line"))
+        bad.append(BadEntry(_line(start), Problem.of(N_("the entry has no ER line"))))
     return entries, bad
 
 
-def _ris_entry(where: str, fields: dict[str, list[str]]) -> Entry | BadEntry:
+def _ris_entry(where: Problem, fields: dict[str, list[str]]) -> Entry | BadEntry:
     def first(tags: Iterable[str]) -> str | None:
         return next((fields[t][0] for t in tags if fields.get(t)), None)
 
@@ -352,24 +414,25 @@ def _read_csl_json(text: str) -> tuple[list[Entry], list[BadEntry]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        return [], [BadEntry(f"line {error.lineno}", f"not valid JSON: {error.msg}")]
+        invalid = Problem.of(N_("not valid JSON: {reason}"), reason=error.msg)  # Python's English
+        return [], [BadEntry(_line(error.lineno), invalid)]
     if isinstance(data, dict):
         data = data.get("items", [data])
     if not isinstance(data, list):
-        return [], [BadEntry("line 1", "CSL-JSON is a list of items")]
+        return [], [BadEntry(_line(1), Problem.of(N_("CSL-JSON is a list of items")))]
     entries: list[Entry] = []
     bad: list[BadEntry] = []
     for number, item in enumerate(data, 1):
         found = (
-            _csl_entry(f"entry {number}", item)
+            _csl_entry(_item(number), item)
             if isinstance(item, dict)
-            else BadEntry(f"entry {number}", "not an item (an object with a title)")
+            else BadEntry(_item(number), Problem.of(N_("not an item (an object with a title)")))
         )
         _file(found, entries, bad)
     return entries, bad
 
 
-def _csl_entry(where: str, item: dict[str, object]) -> Entry | BadEntry:
+def _csl_entry(where: Problem, item: dict[str, object]) -> Entry | BadEntry:
     def text(key: str) -> str | None:
         value = item.get(key)
         return value if isinstance(value, str) else str(value) if isinstance(value, int) else None
@@ -410,9 +473,10 @@ def _read_ids(text: str) -> tuple[list[Entry], list[BadEntry]]:
     for number, line in _id_lines(text):
         arxiv_id = read_arxiv_id(line)
         if arxiv_id:
-            entries.append(Entry(f"line {number}", arxiv_id=arxiv_id))
+            entries.append(Entry(_line(number), arxiv_id=arxiv_id))
         else:
-            bad.append(BadEntry(f"line {number}", "this address names no arXiv paper"))
+            no_paper = Problem.of(N_("this address names no arXiv paper"))
+            bad.append(BadEntry(_line(number), no_paper))
     return entries, bad
 
 

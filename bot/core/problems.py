@@ -31,6 +31,12 @@ class Problem:
         return cls(template, tuple(arguments.items()))
 
     @classmethod
+    def verbatim(cls, text: str) -> Problem:
+        """Words that are not ours to translate (a library's own English reason), shown as
+        they are in every language."""
+        return cls("{text}", (("text", text),))
+
+    @classmethod
     def ngettext(cls, singular: str, plural: str, n: int, /, **arguments: Argument) -> Problem:
         """A message that counts: Problem.ngettext("at most {count} level", "at most {count}
         levels", n, count=n). Named as gettext's own, so that Babel extracts both forms."""

@@ -25,11 +25,13 @@ from bot.core.library import (
     Library,
     Unreadable,
     decode_library,
+    format_name,
     read_library,
     to_bibtex,
     to_csv,
     to_ris,
 )
+from bot.core.problems import Problem
 from bot.core.query import LIKE_PREFIX, FilterKind, FilterRules, kind_of
 from bot.core.schedule import held_until, next_digest_due, quiet_until
 from bot.core.states import ChatMode
@@ -163,9 +165,13 @@ class ExportFile:
 
 EXPORTERS = {"bib": to_bibtex, "ris": to_ris, "csv": to_csv}
 SAVED_PAGE = 8  # saved papers a /saved page lists, each with its remove button
-NOT_A_LIBRARY = N_(
-    "I could not tell what this is. I read BibTeX (.bib), RIS (.ris) and CSL-JSON (.json) "
-    "exports, and arXiv ids or links one per line"
+NOT_A_LIBRARY = Unreadable(
+    Problem.of(
+        N_(
+            "I could not tell what this is. I read BibTeX (.bib), RIS (.ris) and CSL-JSON "
+            "(.json) exports, and arXiv ids or links one per line"
+        )
+    )
 )
 
 
@@ -378,10 +384,8 @@ class Paperbot:
             rules=self.rules,
             now=self.clock(),
         )
-        t = i18n.translator(chat.language)
         for number, line in likes:
-            followed = await self.follow_similar(chat.id, line)
-            result = _counted(t, result, number, line, followed)
+            result = _counted(result, number, line, await self.follow_similar(chat.id, line))
         result.problems.sort(key=lambda problem: problem.number)
         return ImportReport(ratings, result)
 
@@ -405,13 +409,16 @@ class Paperbot:
         self, chat: Chat, found: Library | None
     ) -> LibraryImported | Unreadable:
         """In a thread, as parsing: 2,000 entries take a second of matching on SQLite."""
-        t = i18n.translator(chat.language)
         if found is None:
-            return Unreadable(t.gettext(NOT_A_LIBRARY))
+            return NOT_A_LIBRARY
         if not found.entries:
-            problems = "; ".join(f"{b.where}: {b.message}" for b in found.bad[:3])
-            none = t.gettext("no entry of this {format} could be read ({problems})")
-            return Unreadable(none.format(format=found.format, problems=problems))
+            return Unreadable(
+                Problem.of(
+                    N_("no entry of this {format} could be read ({problems})"),
+                    format=format_name(found.format),
+                    problems=tuple(b.described for b in found.bad[:3]),
+                )
+            )
         imported = await asyncio.to_thread(
             chat_library.import_library,
             self.database,
@@ -595,9 +602,7 @@ class Paperbot:
         return await self.postman.send_text(chat_id, text, buttons, topic=topic)
 
 
-def _counted(
-    t: Translator, result: Imported, number: int, line: str, followed: Followed
-) -> Imported:
+def _counted(result: Imported, number: int, line: str, followed: Followed) -> Imported:
     """An imported "more like this" line's outcome, counted in the import's result."""
     match followed:
         case Subscribed():
@@ -606,9 +611,9 @@ def _counted(
             return dataclasses.replace(result, already=result.already + 1)
         case AtLimit(_, limit):
             result.problems.append(OverLimit(number, limit))
-        case BadFilter(message=message):
-            result.problems.append(BadLine(number, line, message))
+        case BadFilter(problem=problem):
+            result.problems.append(BadLine(number, line, problem))
         case NotStored(arxiv_ids):
-            missing = t.gettext("not in my database yet: {ids}").format(ids=", ".join(arxiv_ids))
+            missing = Problem.of(N_("not in my database yet: {ids}"), ids=", ".join(arxiv_ids))
             result.problems.append(BadLine(number, line, missing))
     return result

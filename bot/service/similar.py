@@ -20,6 +20,7 @@ from sqlmodel import Session
 from bot.core.chat import Filter
 from bot.core.i18n import N_
 from bot.core.paper import Paper
+from bot.core.problems import Problem
 from bot.core.query import LIKE_PREFIX, InvalidQuery, read_seeds
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.summary import shorten
@@ -39,9 +40,8 @@ log = logging.getLogger(__name__)
 SEED_TITLE = 50  # characters of a seed's title in the filter's name
 
 
-# why a "more like this" filter cannot be made yet; marked for the catalog, the reply that
-# shows a BadFilter's message translates it
-TOO_FEW = N_("too few papers are stored yet to compare with")
+# why a "more like this" filter cannot be made yet, put into the chat's words where shown
+TOO_FEW = Problem.of(N_("too few papers are stored yet to compare with"))
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class Similar:
         try:
             compiled = read_seeds(source)
         except InvalidQuery as error:
-            return BadFilter(source, str(error), None)
+            return BadFilter(source, error.problem, None)
         ids = list(compiled.arxiv_ids)
         with self.database.session() as session:
             found = papers.papers_by_arxiv_id(session, arxiv_ids=ids)

@@ -11,6 +11,7 @@ from importlib import resources
 
 from bot.core.categories import Taxonomy, UnknownCategory, read_taxonomy, unknown_categories
 from bot.core.chat import Filter
+from bot.core.problems import Problem
 from bot.core.query import FilterRules, InvalidQuery, Node, canonical
 from bot.service.preview import RecentMatches, RecentPapers, Scores, recent_matches
 from bot.store import Database, filters
@@ -19,8 +20,13 @@ from bot.store import Database, filters
 @dataclass(frozen=True)
 class BadFilter:
     source: str
-    message: str  # for a person: what is wrong
+    problem: Problem  # for a person: what is wrong, put into their language where shown
     position: int | None  # where, counted from 0, when it is one place
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in English."""
+        return self.problem.message
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ def read_filter(rules: FilterRules, source: str) -> Node | BadFilter:
     try:
         return rules.parse(source)
     except InvalidQuery as error:
-        return BadFilter(source, str(error), error.position)
+        return BadFilter(source, error.problem, error.position)
 
 
 def subscribe(
@@ -185,7 +191,12 @@ def remove_filter(database: Database, *, chat_id: int, filter_id: int) -> Filter
 class BadLine:
     number: int  # the line, counted from 1
     source: str
-    message: str
+    problem: Problem
+
+    @property
+    def message(self) -> str:
+        """What is wrong with the line, in English."""
+        return self.problem.message
 
 
 @dataclass(frozen=True)
@@ -214,7 +225,7 @@ def import_filters(
                 continue
             query = read_filter(rules, line)
             if isinstance(query, BadFilter):
-                problems.append(BadLine(number, line, query.message))
+                problems.append(BadLine(number, line, query.problem))
                 continue
             understood = canonical(query)
             if understood in known:
