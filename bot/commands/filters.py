@@ -64,7 +64,7 @@ def subscribed(t: Translator, result: Followed) -> Reply:
     """What a new filter was understood as and would have matched, or why it was not saved."""
     match result:
         case BadFilter():
-            return bad_filter(result)
+            return bad_filter(t, result)
         case NotStored(arxiv_ids):
             return Reply(not_stored(t, arxiv_ids, t.gettext("/similar can use it")))
         case AlreadyFollowed(number, understood):
@@ -91,20 +91,25 @@ def subscribed(t: Translator, result: Followed) -> Reply:
                 saved
                 + "\n"
                 + _matches_line(t, recent, saved=True)
-                + _categories_warning(result.unknown_categories),
+                + _categories_warning(t, result.unknown_categories),
                 send,
             )
 
 
-def _categories_warning(unknown: tuple[UnknownCategory, ...]) -> str:
-    """A line for each cat: part of a filter that names no arXiv category."""
+def _categories_warning(t: Translator, unknown: tuple[UnknownCategory, ...]) -> str:
+    """A line for each cat: part of a filter that names no arXiv category (the categories'
+    names are arXiv's own, in English)."""
     lines = []
     for category in unknown:
+        written = f"<code>{escape(category.written)}</code>"
         nearest = ", ".join(f"{code} ({escape(name)})" for code, name in category.nearest)
-        lines.append(
-            f"\n⚠ <code>{escape(category.written)}</code> names no arXiv category, so no paper "
-            "has it." + (f" The nearest: {nearest}." if nearest else "")
-        )
+        if nearest:
+            warning = t.gettext(
+                "⚠ {category} names no arXiv category, so no paper has it. The nearest: {nearest}."
+            )
+        else:
+            warning = t.gettext("⚠ {category} names no arXiv category, so no paper has it.")
+        lines.append("\n" + warning.format(category=written, nearest=nearest))
     return "".join(lines)
 
 
@@ -143,7 +148,7 @@ async def preview(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     t = tr(chat)
     result = await app.preview(chat, args)
     if isinstance(result, BadFilter):
-        return bad_filter(result)
+        return bad_filter(t, result)
     if isinstance(result, NotStored):
         return Reply(not_stored(t, result.arxiv_ids, t.gettext("/preview can use it")))
     understood = t.gettext("{filter} (not saved; /subscribe saves it)")
@@ -151,7 +156,7 @@ async def preview(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         understood.format(filter=f"<code>{escape(result.canonical)}</code>")
         + "\n"
         + _matches_line(t, result.recent, saved=False)
-        + _categories_warning(result.unknown_categories)
+        + _categories_warning(t, result.unknown_categories)
     )
 
 
@@ -345,4 +350,9 @@ def _import_problem(t: Translator, problem: BadLine | OverLimit) -> str:
     if isinstance(problem, OverLimit):
         text = t.gettext("line {number}: not added, this chat is at its limit of {limit}")
         return text.format(number=problem.number, limit=t.number(problem.limit))
-    return f"line {problem.number}: {escape(problem.message)}: <code>{echo(problem.source)}</code>"
+    text = t.gettext("line {number}: {problem}: {line}")
+    return text.format(
+        number=problem.number,
+        problem=escape(problem.problem.text(t)),
+        line=f"<code>{echo(problem.source)}</code>",
+    )

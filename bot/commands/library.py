@@ -29,7 +29,7 @@ from bot.core.buttons import (
 )
 from bot.core.chat import Chat
 from bot.core.i18n import Translator
-from bot.core.library import detect_format
+from bot.core.library import detect_format, format_name
 from bot.core.library import too_large as library_too_large
 from bot.core.render import LINK_MAX, escape, fit, short_authors
 from bot.core.summary import shorten
@@ -81,7 +81,8 @@ async def import_file(
 
 def imported_library(t: Translator, result: LibraryImported | Unreadable) -> Reply:
     if isinstance(result, Unreadable):
-        return Reply(t.gettext("Nothing imported: {reason}.").format(reason=escape(result.message)))
+        reason = escape(result.problem.text(t))
+        return Reply(t.gettext("Nothing imported: {reason}.").format(reason=reason))
 
     def counted(phrase: str, n: int, **values: object) -> str:
         return phrase.format(count=t.number(n), **values)
@@ -89,7 +90,7 @@ def imported_library(t: Translator, result: LibraryImported | Unreadable) -> Rep
     read = t.ngettext(
         "Read {count} entry ({format}).", "Read {count} entries ({format}).", result.read
     )
-    lines = [counted(read, result.read, format=result.format)]
+    lines = [counted(read, result.read, format=format_name(result.format).text(t))]
     recognised = len(result.recognised)
     if recognised:
         known = t.ngettext(
@@ -118,7 +119,7 @@ def imported_library(t: Translator, result: LibraryImported | Unreadable) -> Rep
             "{count} entry could not be read:", "{count} entries could not be read:", count
         )
         lines.append(counted(bad, count))
-        lines += [f"• {escape(b.where)}: {escape(b.message)}" for b in result.bad[:NAMED_AT_MOST]]
+        lines += [f"• {escape(b.described.text(t))}" for b in result.bad[:NAMED_AT_MOST]]
         if count > NAMED_AT_MOST:
             lines.append(counted(t.gettext("… and {count} more."), count - NAMED_AT_MOST))
     if result.seeds or result.authors:

@@ -138,12 +138,14 @@ def named(t: Translator, shown: list[str], ids: bool = False) -> str:
     return more.format(names=names, count=t.number(rest))
 
 
-def bad_filter(bad: BadFilter) -> Reply:
-    text = f"That filter does not work: {escape(bad.message)}."
+def bad_filter(t: Translator, bad: BadFilter) -> Reply:
+    """Why a filter was refused, in the chat's language, with a caret under the place."""
+    problem = escape(bad.problem.text(t))
+    text = t.gettext("That filter does not work: {problem}.").format(problem=problem)
     if bad.position is not None:
         pointer = " " * bad.position + "^"
         text += f"\n<code>{escape(visible(bad.source))}\n{pointer}</code>"
-    return Reply(text + "\n/help shows the syntax with examples.")
+    return Reply(text + "\n" + t.gettext("/help shows the syntax with examples."))
 
 
 def not_stored(t: Translator, arxiv_ids: list[str], then: str) -> str:

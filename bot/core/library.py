@@ -26,7 +26,7 @@ from bibtexparser.model import Entry as BibEntry
 
 from bot.core.i18n import N_
 from bot.core.paper import Paper, normalise_doi, read_arxiv_id
-from bot.core.problems import Argument, Problem
+from bot.core.problems import Problem
 from bot.core.text import clean_text, fold_key, strip_accents
 
 # A library of 4,000 papers with abstracts of 1.5 KB and eight authors is 7.5 MB of BibTeX,
@@ -100,12 +100,12 @@ def _item(number: int) -> Problem:
     return Problem.of(N_("entry {number}"), number=number)
 
 
-def format_name(found: LibraryFormat) -> Argument:
-    """A format's name as a reader reads it: BibTeX, RIS and CSL-JSON are names; a list of
-    arXiv ids is said in their words."""
+def format_name(found: LibraryFormat) -> Problem:
+    """A format's name as a reader reads it (`format_name(f).text(t)`): BibTeX, RIS and
+    CSL-JSON are names, the same in every language; a list of arXiv ids is said in theirs."""
     if found is LibraryFormat.ARXIV_IDS:
         return Problem.of(N_("arXiv ids"))
-    return str(found)
+    return Problem.verbatim(str(found))
 
 
 @dataclass(frozen=True)
