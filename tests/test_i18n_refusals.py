@@ -4,20 +4,35 @@ what stays outside the brackets is the reader's own text: the filter, the line, 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.commands.filters import _categories_warning, _import_problem
 from bot.commands.library import imported_library
 from bot.commands.replies import bad_filter
+from bot.config import InboxSettings, Settings
 from bot.core.categories import UnknownCategory
 from bot.core.i18n import ENGLISH
 from bot.core.library import LibraryFormat, read_library
 from bot.core.query import FilterRules, InvalidQuery
-from bot.service.app import NOT_A_LIBRARY, BadFilter, BadLine, LibraryImported
+from bot.runtime import Runtime
+from bot.service.app import (
+    NOT_A_LIBRARY,
+    BadFilter,
+    BadLine,
+    LibraryImported,
+    Paperbot,
+    Unreadable,
+)
 from bot.service.subscriptions import read_filter
+from bot.store import Database
+from tests.conftest import Clock
 from tests.pseudo import pseudo_translator, unwrapped
+from tests.transports import RecordingTransport
 
 T = pseudo_translator()
+CHAT = 42
 
 
 def refused(source: str) -> BadFilter:
@@ -75,3 +90,33 @@ def test_a_file_that_is_no_library_is_told_in_the_readers_language() -> None:
     reply = imported_library(T, NOT_A_LIBRARY)
     assert reply.text.startswith("⟦Nothing imported: ⟦I could not tell what this is.")
     assert reply.text.endswith("arXiv ids or links one per line⟧.⟧")
+
+
+@pytest.fixture
+def app(tmp_path: Path, database: Database, clock: Clock) -> Paperbot:
+    settings = Settings(inbox=InboxSettings(dir=tmp_path))
+    return Runtime.build(settings, database, RecordingTransport(), clock=clock).app
+
+
+async def test_a_library_with_no_readable_entry_is_told_in_the_readers_language(
+    app: Paperbot,
+) -> None:
+    chat = app.enter(CHAT, "private")
+    result = await app.import_library(chat, "TY  - GEN\nER  - \nTY  - GEN\nER  - \n")
+    assert isinstance(result, Unreadable)
+    assert imported_library(T, result).text == (
+        "⟦Nothing imported: ⟦no entry of this RIS could be read "
+        "(⟦⟦line 1⟧: ⟦no title, arXiv id or DOI⟧⟧; ⟦⟦line 3⟧: ⟦no title, arXiv id or DOI⟧⟧)⟧.⟧"
+    )
+
+
+async def test_an_imported_seed_not_stored_is_told_in_the_readers_language(
+    app: Paperbot,
+) -> None:
+    chat = app.enter(CHAT, "private")
+    report = await app.import_lines(chat, ["like:2401.00001"])
+    [problem] = report.filters.problems
+    assert isinstance(problem, BadLine)
+    assert _import_problem(T, problem) == (
+        "⟦line 1: ⟦not in my database yet: 2401.00001⟧: <code>like:2401.00001</code>⟧"
+    )
