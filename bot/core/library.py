@@ -3,11 +3,11 @@ of arXiv ids or links read into entries, the format told from the content; saved
 as BibTeX, RIS and CSV.
 
 Reading never raises on what a file holds: an entry that cannot be read is named (where it
-starts, and why, as Problems put into the reader's language where shown) and the others are
-kept. BibTeX is read by bibtexparser, which recovers at the
-next entry after a broken one; RIS and CSL-JSON are simple enough to read here. What is written
-follows Zotero's importer conventions for arXiv papers (`eprint`, `archivePrefix`,
-`primaryClass`), so a reference manager files them as preprints with their arXiv ids.
+starts, and why: Problems, put into the reader's language where shown) and the others are
+kept. BibTeX is read by bibtexparser, which recovers at the next entry after a broken one; RIS
+and CSL-JSON are simple enough to read here. What is written follows Zotero's importer
+conventions for arXiv papers (`eprint`, `archivePrefix`, `primaryClass`), so a reference
+manager files them as preprints with their arXiv ids.
 """
 
 from __future__ import annotations
@@ -67,10 +67,6 @@ class Entry:
             authors=self.authors,
         )
 
-    @property
-    def where(self) -> str:
-        return self.place.message
-
 
 @dataclass(frozen=True)
 class BadEntry:
@@ -79,6 +75,7 @@ class BadEntry:
 
     @property
     def where(self) -> str:
+        """Where it starts, in English."""
         return self.place.message
 
     @property
@@ -220,20 +217,20 @@ def read_library(text: str) -> Library | None:
     return Library(found, tuple(entries), tuple(bad))
 
 
-def _entry(where: Problem, **found: str | Sequence[str] | None) -> Entry | BadEntry:
+def _entry(place: Problem, **found: str | Sequence[str] | None) -> Entry | BadEntry:
     """An entry from its raw fields: texts cleaned, ids read wherever the library put them."""
     title = clean_text(_text(found.get("title")))
     abstract = clean_text(_text(found.get("abstract")))
     doi = normalise_doi(clean_text(_text(found.get("doi")), tex=False) or None)
     arxiv_id = None
-    for place in found.get("ids") or ():
-        arxiv_id = arxiv_id or _arxiv_in(place)
+    for written in found.get("ids") or ():
+        arxiv_id = arxiv_id or _arxiv_in(written)
     if doi and (arxiv_id_of_doi := _arxiv_in(doi)):
         arxiv_id, doi = arxiv_id or arxiv_id_of_doi, None  # arXiv's own DOI: the id says it
     authors = tuple(a for a in (clean_text(name) for name in found.get("authors") or ()) if a)
     if not (title or arxiv_id or doi):
-        return BadEntry(where, Problem.of(N_("no title, arXiv id or DOI")))
-    return Entry(where, title, abstract, authors, arxiv_id, doi)
+        return BadEntry(place, Problem.of(N_("no title, arXiv id or DOI")))
+    return Entry(place, title, abstract, authors, arxiv_id, doi)
 
 
 def _file(found: Entry | BadEntry, entries: list[Entry], bad: list[BadEntry]) -> None:
@@ -393,12 +390,12 @@ def _read_ris(text: str) -> tuple[list[Entry], list[BadEntry]]:
     return entries, bad
 
 
-def _ris_entry(where: Problem, fields: dict[str, list[str]]) -> Entry | BadEntry:
+def _ris_entry(place: Problem, fields: dict[str, list[str]]) -> Entry | BadEntry:
     def first(tags: Iterable[str]) -> str | None:
         return next((fields[t][0] for t in tags if fields.get(t)), None)
 
     return _entry(
-        where,
+        place,
         title=first(_RIS_TITLE),
         abstract=first(_RIS_ABSTRACT),
         doi=first(["DO"]),
@@ -432,7 +429,7 @@ def _read_csl_json(text: str) -> tuple[list[Entry], list[BadEntry]]:
     return entries, bad
 
 
-def _csl_entry(where: Problem, item: dict[str, object]) -> Entry | BadEntry:
+def _csl_entry(place: Problem, item: dict[str, object]) -> Entry | BadEntry:
     def text(key: str) -> str | None:
         value = item.get(key)
         return value if isinstance(value, str) else str(value) if isinstance(value, int) else None
@@ -447,7 +444,7 @@ def _csl_entry(where: Problem, item: dict[str, object]) -> Entry | BadEntry:
             authors.append(shown)
     places = [text(k) for k in ("number", "URL", "id", "archive_location", "container-title")]
     return _entry(
-        where,
+        place,
         title=text("title"),
         abstract=text("abstract"),
         doi=text("DOI"),

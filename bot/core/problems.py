@@ -20,6 +20,9 @@ from bot.core.i18n import ENGLISH, Translator
 
 @dataclass(frozen=True)
 class Problem:
+    """A message for a reader, put into words where it is shown: `text(t)` in the chat's
+    language, `message` in English."""
+
     template: str  # the msgid, marked with N_ where the Problem is made (the singular)
     arguments: tuple[tuple[str, Argument], ...] = field(default=())
     plural: str | None = None  # the plural msgid, when the message counts something
@@ -66,8 +69,8 @@ def _shown(value: Argument, t: Translator) -> str:
         return value.text(t)
     if isinstance(value, tuple):
         return "; ".join(part.text(t) for part in value)  # a few problems in one line
-    if isinstance(value, bool | str):
-        return str(value)
+    if isinstance(value, str):
+        return value
     if isinstance(value, int):
         return format_decimal(value, locale=t.locale, group_separator=False)
     return format_decimal(value, format="0.0", locale=t.locale)
