@@ -122,9 +122,9 @@ async def test_an_import_of_five_thousand_filters_keeps_fifty_and_says_so_briefl
     runtime: Runtime,
 ) -> None:
     reply = await answer(runtime, f"/import\n{THOUSANDS}")
-    assert reply.startswith("Imported 50 filters. 4950 lines not imported:\n")
+    assert reply.startswith("Imported 50 filters. 4,950 lines not imported:\n")
     assert reply.count("not added, this chat is at its limit of 50") == 10
-    assert reply.endswith("\n… and 4940 more.")
+    assert reply.endswith("\n… and 4,940 more.")
     assert len(filters(runtime)) == 50
     # and the chat at its limit still lists, in one message a remove button's answer can replace
     assert (await answer(runtime, "/list")).count("<code>") == 50
