@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from bot import i18n
 from bot.config import Settings
@@ -115,6 +116,9 @@ __all__ = [
 
 Followed = Subscribed | AlreadyFollowed | AtLimit | BadFilter | NotStored
 ComposerFactory = Callable[[Database, FilterRules, Ranker], Composer]
+
+
+Found = TypeVar("Found")  # what work on the recent papers returns (Paperbot._among_recent)
 
 
 @dataclass(frozen=True)
@@ -546,16 +550,7 @@ class Paperbot:
         chat = self.enter(chat_id, kind)
         if chat.paused:
             return Paused()
-        queued = await asyncio.to_thread(
-            backfill.queue_recent,
-            self.database,
-            self.recent,
-            self.similar,
-            chat_id=chat.id,
-            filter_id=filter_id,
-            rules=self.rules,
-            now=self.clock(),
-        )
+        queued = await self._among_recent(backfill.queue_recent, chat, filter_id)
         if queued is None or not queued.added:
             return None if queued is None else RecentSent(0)
         sent = await self.postman.digest_now(chat)
@@ -571,8 +566,21 @@ class Paperbot:
         chat = self.enter(chat_id, kind)
         if chat.paused:
             return Paused()
-        chosen = await asyncio.to_thread(
-            starters.choose,
+        chosen = await self._among_recent(starters.choose, chat, filter_id)
+        if chosen is None:
+            return None
+        if not chosen.rows:
+            return Tuned(chosen.filters, chosen.matched, 0)
+        sent = await starters.send(self.postman, chat, chosen.rows, topic=topic)
+        return Tuned(chosen.filters, chosen.matched, sent, sent == len(chosen.rows))
+
+    async def _among_recent(
+        self, work: Callable[..., Found], chat: Chat, filter_id: int | None
+    ) -> Found:
+        """`work` on a filter's (None: the chat's filters') recent matches, off the event loop:
+        the recent papers' index is searched and the ledger written in a thread."""
+        return await asyncio.to_thread(
+            work,
             self.database,
             self.recent,
             self.similar,
@@ -581,12 +589,6 @@ class Paperbot:
             rules=self.rules,
             now=self.clock(),
         )
-        if chosen is None:
-            return None
-        if not chosen.rows:
-            return Tuned(chosen.filters, chosen.matched, 0)
-        sent = await starters.send(self.postman, chat, chosen.rows, topic=topic)
-        return Tuned(chosen.filters, chosen.matched, sent, sent == len(chosen.rows))
 
     async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
         return await self.postman.send_card(chat_id, row_id, topic)
