@@ -29,3 +29,16 @@ def test_an_unknown_language_is_named_with_the_choices(tmp_path: Path) -> None:
     assert "I do not speak tlh yet." in result.stdout
     assert "Choices: en (English), de (Deutsch)" in result.stdout
     assert "This chat's language: English (en)." in result.stdout
+
+
+def test_a_german_chat_reads_its_replies_in_german(tmp_path: Path) -> None:
+    """The real German catalog, through the console as a German Telegram user would speak."""
+    (tmp_path / "inbox").mkdir()
+    said = '/subscribe "kv cache"\n/mode weekly fri\n/status\n/help\n'
+    result = paperbot(tmp_path, "console", "--language", "de", stdin=said, env=ENV)
+    assert result.returncode == 0, result.stderr
+    assert 'Filter 1 gespeichert, verstanden als "kv cache".' in result.stdout
+    assert "ein Digest pro Woche, freitags um 08:00" in result.stdout
+    assert "Zeitzone: UTC" in result.stdout
+    # the filter syntax stays what a reader types; its explanation is German
+    assert '"language model": genau diese Wortfolge' in result.stdout
