@@ -321,7 +321,14 @@ def rank_user(
                 scores[name] = keyword
                 continue
             scorer = train(featurizer, liked, unliked, background, name, timing)
-            scores[name] = {d: timing.time(name, scorer, split.vectors[name][d]) for d in days}
+            scores[name] = {
+                d: relevance.with_filter_prior(
+                    timing.time(name, scorer, split.vectors[name][d]),
+                    keyword[d] > 0,
+                    keyword[d] >= 1000,
+                )
+                for d in days
+            }
         # what a chat sees: its filter's matches first (a digest lists only them), ranked by
         # its model within; then the rest by the model (log-odds and cosines are far below 1e6)
         scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + scores["tfidf"][d] for d in days}
