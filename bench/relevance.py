@@ -11,7 +11,12 @@ cs.CL, cs.AI) are left out: for them a random order is already good. Every user 
 their interest in the past and 3+ later, so the same users are measured at every k.
 
 A user 👍 k of their interest's past papers (k = 1, 3, 5, 10; the k=5 ones among the k=10 ones)
-and 👎 3 past papers that their keyword filter matched but that are not their interest.
+and 👎 3 past papers that their keyword filter matched but that are not their interest. Two more
+conditions measure /tune's eight papers (bot/core/starters.py, chosen among the filter's newest
+matches of the past's last 7 days): `start 8`, the user answers them (👍 where the paper is of
+their interest, 👎 otherwise; below MIN_LIKES 👍 the chat has no model and keeps its filter's
+order), and `start 8 + k=5`, those answers and then the k=5 feedback. A library user (one with
+30+ past papers of their interest) imports 30 of them, no 👎 (`library (k=30)` below).
 
     random    a random order
     keyword   a plausible filter the user would write: their interest's 3 most distinctive title
@@ -20,9 +25,12 @@ and 👎 3 past papers that their keyword filter matched but that are not their 
               more marked words), the rest after. It knows the whole past interest, not just the
               k 👍, so it is the same at every k: a strong baseline.
     tfidf     ChatModel (bot/core/relevance.py) on the 👍/👎 and a background sample of past
-              papers; below MIN_LIKES 👍, similarity to the 👍 papers' centroid (SimilarTo).
+              papers, with its author overlap, plus the keyword filter's match strength as a
+              prior (with_filter_prior: a match, a title hit); below MIN_LIKES 👍, similarity
+              to the 👍 papers' centroid (SimilarTo) with the same prior. Library users: the
+              model alone (an import brings no filter).
     keyword+tfidf  what the chat sees in paperbot: its keyword filter's matches (all a digest
-              lists) first, ordered by its tfidf model, then the other papers by the model.
+              lists) first, ordered by its tfidf model (no prior), then the others by the model.
     semantic  when wordllama is installed (--no-semantic skips it): the same ChatModel on the
               TextModel's vectors with wordllama's static embedding beside them
               (bot/core/semantic.py), the model loaded from its package folder, offline.
@@ -314,6 +322,7 @@ def rank_user(
         scores: dict[str, dict[int, np.ndarray]] = {"keyword": keyword, "random": {}}
         for d in days:
             scores["random"][d] = timing.time("random", random_scores, rng, len(split.later[d]))
+        raw: dict[int, np.ndarray] = keyword  # the tfidf model's own scores
         for name, featurizer in split.featurizers.items():
             background = split.background[name]
             if isinstance(k, str) and len(liked) < MIN_LIKES:
@@ -321,17 +330,15 @@ def rank_user(
                 scores[name] = keyword
                 continue
             scorer = train(featurizer, liked, unliked, background, name, timing)
-            scores[name] = {
-                d: relevance.with_filter_prior(
-                    timing.time(name, scorer, split.vectors[name][d]),
-                    keyword[d] > 0,
-                    keyword[d] >= 1000,
-                )
-                for d in days
-            }
+            model = {d: timing.time(name, scorer, split.vectors[name][d]) for d in days}
+            raw = model if name == "tfidf" else raw
+            # the default model: the filter's match strength as a prior the model adjusts
+            prior = {d: (keyword[d] > 0, keyword[d] >= 1000) for d in days}
+            scores[name] = {d: relevance.with_filter_prior(model[d], *prior[d]) for d in days}
         # what a chat sees: its filter's matches first (a digest lists only them), ranked by
-        # its model within; then the rest by the model (log-odds and cosines are far below 1e6)
-        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + scores["tfidf"][d] for d in days}
+        # its model within (no prior: bot/service/ranking.py); then the rest by the model
+        # (log-odds and cosines are far below 1e6)
+        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + raw[d] for d in days}
         for name, by_day in scores.items():
             rows = [measures(by_day[d], labels[d], rng) for d in days]
             figures[name][k] = tuple(map(mean, zip(*rows, strict=True)))
