@@ -112,7 +112,9 @@ FILTER_PRIOR = 0.25
 def with_filter_prior(
     scores: Array, matched: npt.NDArray[np.bool_], in_title: npt.NDArray[np.bool_]
 ) -> Array:
-    """A model's scores with the filters' prior added (FILTER_PRIOR: a match, a title hit)."""
+    """A model's scores with the filters' prior added (FILTER_PRIOR: a match, a title hit).
+    The bench's default model over all papers; a digest lists only the filters' matches, ranked
+    by the model alone, so there only the title hit would move the order."""
     return scores + FILTER_PRIOR * (matched.astype(np.float64) + in_title.astype(np.float64))
 
 
