@@ -11,7 +11,12 @@ cs.CL, cs.AI) are left out: for them a random order is already good. Every user 
 their interest in the past and 3+ later, so the same users are measured at every k.
 
 A user 👍 k of their interest's past papers (k = 1, 3, 5, 10; the k=5 ones among the k=10 ones)
-and 👎 3 past papers that their keyword filter matched but that are not their interest.
+and 👎 3 past papers that their keyword filter matched but that are not their interest. Two more
+conditions measure /tune's eight papers (bot/core/starters.py, chosen among the filter's newest
+matches of the past's last 7 days): `start 8`, the user answers them (👍 where the paper is of
+their interest, 👎 otherwise; below MIN_LIKES 👍 the chat has no model and keeps its filter's
+order), and `start 8 + k=5`, those answers and then the k=5 feedback. A library user (one with
+30+ past papers of their interest) imports 30 of them, no 👎 (`library (k=30)` below).
 
     random    a random order
     keyword   a plausible filter the user would write: their interest's 3 most distinctive title
@@ -20,9 +25,12 @@ and 👎 3 past papers that their keyword filter matched but that are not their 
               more marked words), the rest after. It knows the whole past interest, not just the
               k 👍, so it is the same at every k: a strong baseline.
     tfidf     ChatModel (bot/core/relevance.py) on the 👍/👎 and a background sample of past
-              papers; below MIN_LIKES 👍, similarity to the 👍 papers' centroid (SimilarTo).
+              papers, with its author overlap, plus the keyword filter's match strength as a
+              prior (with_filter_prior: a match, a title hit); below MIN_LIKES 👍, similarity
+              to the 👍 papers' centroid (SimilarTo) with the same prior. Library users: the
+              model alone (an import brings no filter).
     keyword+tfidf  what the chat sees in paperbot: its keyword filter's matches (all a digest
-              lists) first, ordered by its tfidf model, then the other papers by the model.
+              lists) first, ordered by its tfidf model (no prior), then the others by the model.
     semantic  when wordllama is installed (--no-semantic skips it): the same ChatModel on the
               TextModel's vectors with wordllama's static embedding beside them
               (bot/core/semantic.py), the model loaded from its package folder, offline.
@@ -73,13 +81,19 @@ from bot.core.relevance import (  # noqa: E402
     SimilarTo,
     TextModel,
     Vectors,
+    paper_text,
 )
 from bot.core.semantic import Embed, SemanticModel  # noqa: E402
+from bot.core.starters import MOST_CANDIDATES, choose_starters  # noqa: E402
 from bot.embedding import DIMENSIONS, MODEL, load_embedding  # noqa: E402
 
 KS = (1, 3, 5, 10)
+START = "start 8"  # the eight papers bot/core/starters.py offers, answered 👍 or 👎
+START_K5 = "start 8 + k=5"  # those answers, then the k=5 feedback
+RECENT_DAYS = 7  # the starters come from the filter's matches of the past's last days, as /tune
 LIBRARY = 30  # an imported library's papers on one topic (docs/LIBRARY.md): 👍 that train alike
 DISLIKES = 3
+START_DISLIKES = True  # the starters' 👎 train the model as negatives
 BACKGROUND = 300  # past papers a chat's model sees as weak negatives
 MAX_SHARE = 0.25  # interests broader than this are left out
 SEED = 13
@@ -245,6 +259,7 @@ class Split:
     past_documents: list[Document]
     later_documents: list[list[Document]]
     titles: list[list[Token]]  # the past's title tokens
+    recent: list[int]  # the past's last RECENT_DAYS days, as indices in `past`, newest day first
 
 
 def split_days(days: list[list[Paper]], embed: Embed | None) -> Split:
@@ -256,6 +271,10 @@ def split_days(days: list[list[Paper]], embed: Embed | None) -> Split:
     if embed is not None:
         featurizers["semantic"] = SemanticModel(text_model, embed, WORDLLAMA)
     sample = random.Random(SEED).sample(past, BACKGROUND)
+    sizes = [len(day) for day in days[:cut]]
+    starts = [sum(sizes[:d]) for d in range(cut)]
+    recent = [starts[d] + i for d in reversed(range(max(0, cut - RECENT_DAYS), cut))
+              for i in range(sizes[d])]  # fmt: skip
     return Split(
         past,
         later,
@@ -265,13 +284,15 @@ def split_days(days: list[list[Paper]], embed: Embed | None) -> Split:
         [Document(p) for p in past],
         [[Document(p) for p in day] for day in later],
         [tokens(p.title) for p in past],
+        recent,
     )
 
 
 def rank_user(
     user: User, split: Split, rng: random.Random, timing: Timing
-) -> dict[str, dict[int, tuple[float, ...]]]:
-    """The user's figures: method -> k -> (p@10, nDCG@10, AUC) averaged over the later days."""
+) -> dict[str, dict[int | str, tuple[float, ...]]]:
+    """The user's figures: method -> k (or START, START_K5, LIBRARY) -> (p@10, nDCG@10, AUC)
+    averaged over the later days."""
     user.keyword = keyword_filter(user, split.past, split.titles)
     query = FilterRules().parse(user.keyword)
     program = compile_query(query)
@@ -287,21 +308,41 @@ def rank_user(
     labels = {d: np.array([user.wants(p) for p in split.later[d]], dtype=float) for d in days}
     documents = split.later_documents
     keyword = {d: timing.time("keyword", keyword_scores, query, documents[d]) for d in days}
-    figures: dict[str, dict[int, tuple[float, ...]]] = defaultdict(dict)
-    for k in KS:
+    feedback: dict[int | str, tuple[list[Paper], list[Paper]]] = {
+        k: (theirs[:k], disliked) for k in KS
+    }
+    offered = starters(program, split)
+    start_liked = [p for p in offered if user.wants(p)]
+    start_disliked = [p for p in offered if not user.wants(p)] if START_DISLIKES else []
+    feedback[START] = (start_liked, start_disliked)
+    more = [p for p in theirs[:5] if p not in start_liked]
+    feedback[START_K5] = (start_liked + more, start_disliked + disliked)
+    figures: dict[str, dict[int | str, tuple[float, ...]]] = defaultdict(dict)
+    for k, (liked, unliked) in feedback.items():
         scores: dict[str, dict[int, np.ndarray]] = {"keyword": keyword, "random": {}}
         for d in days:
             scores["random"][d] = timing.time("random", random_scores, rng, len(split.later[d]))
+        raw: dict[int, np.ndarray] = keyword  # the tfidf model's own scores
         for name, featurizer in split.featurizers.items():
             background = split.background[name]
-            scorer = train(featurizer, theirs[:k], disliked, background, name, timing)
-            scores[name] = {d: timing.time(name, scorer, split.vectors[name][d]) for d in days}
+            if isinstance(k, str) and len(liked) < MIN_LIKES:
+                # no model yet: the chat's order is its filter's (bot/service/ranking.py)
+                scores[name] = keyword
+                continue
+            scorer = train(featurizer, liked, unliked, background, name, timing)
+            model = {d: timing.time(name, scorer, split.vectors[name][d]) for d in days}
+            raw = model if name == "tfidf" else raw
+            # the default model: the filter's match strength as a prior the model adjusts
+            prior = {d: (keyword[d] > 0, keyword[d] >= 1000) for d in days}
+            scores[name] = {d: relevance.with_filter_prior(model[d], *prior[d]) for d in days}
         # what a chat sees: its filter's matches first (a digest lists only them), ranked by
-        # its model within; then the rest by the model (log-odds and cosines are far below 1e6)
-        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + scores["tfidf"][d] for d in days}
+        # its model within (no prior: bot/service/ranking.py); then the rest by the model
+        # (log-odds and cosines are far below 1e6)
+        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + raw[d] for d in days}
         for name, by_day in scores.items():
             rows = [measures(by_day[d], labels[d], rng) for d in days]
             figures[name][k] = tuple(map(mean, zip(*rows, strict=True)))
+    figures["start"][START] = (len(offered), len(start_liked))
     if len(theirs) >= LIBRARY:
         # the library user: LIBRARY imported papers of their topic, no 👎
         for name, featurizer in split.featurizers.items():
@@ -312,6 +353,14 @@ def rank_user(
         for name in ("keyword", "random"):
             figures[name][LIBRARY] = figures[name][max(KS)]
     return figures
+
+
+def starters(program: Any, split: Split) -> list[Paper]:
+    """The papers /tune offers (bot/service/starters.py): choose_starters among the filter's
+    newest MOST_CANDIDATES matches of the past's last RECENT_DAYS days."""
+    matches = [i for i in split.recent if program.matches(split.past_documents[i])]
+    candidates = [(i, paper_text(split.past[i])) for i in matches[:MOST_CANDIDATES]]
+    return [split.past[i] for i in choose_starters(candidates)]
 
 
 def random_scores(rng: random.Random, size: int) -> np.ndarray:
@@ -392,26 +441,41 @@ def evaluate(days: list[list[Paper]], count: int, embed: Embed | None) -> dict[s
     }
     for name in ("random", "keyword", *split.featurizers, "keyword+tfidf"):
         report[name] = {
-            metric: {k: round(mean([f[name][k][i] for f in per_user]), 3) for k in KS}
+            metric: {
+                k: round(mean([f[name][k][i] for f in per_user]), 3) for k in (*KS, START, START_K5)
+            }  # fmt: skip
             for i, metric in enumerate(("precision_at_10", "ndcg_at_10", "auc"))
         } | timing.figures(name.removeprefix("keyword+"))
+    offered = [f["start"][START] for f in per_user]
+    report[START] = {
+        "offered": round(mean([o for o, _ in offered]), 2),
+        "liked": round(mean([liked for _, liked in offered]), 2),
+        "users_with_a_model": sum(liked >= MIN_LIKES for _, liked in offered),
+    }
     # every user sample on its own: precision@10 at k=5 per kind, and the library users (those
     # with LIBRARY past papers of their interest) at k=LIBRARY
-    samples: dict[str, list[tuple[User, dict[str, dict[int, tuple[float, ...]]]]]] = defaultdict(
-        list
+    samples: dict[str, list[tuple[User, dict[str, dict[int | str, tuple[float, ...]]]]]] = (
+        defaultdict(list)
     )
     for user, figures in zip(users, per_user, strict=True):
         samples[user.kind].append((user, figures))
         if LIBRARY in figures["tfidf"]:
             samples[f"library (k={LIBRARY})"].append((user, figures))
+
+    def precision(rows: list[Any], name: str, k: int | str) -> float:
+        return round(mean([f[name][k][0] for _, f in rows]), 3)
+
     report["precision_at_10_by_sample"] = {
         sample: {"users": len(rows)}
         | {
-            name: round(
-                mean([f[name][LIBRARY if sample.startswith("library") else 5][0] for _, f in rows]),
-                3,
-            )  # fmt: skip
+            name: precision(rows, name, LIBRARY if sample.startswith("library") else 5)
             for name in ("random", "keyword", *split.featurizers)
+        }
+        | {
+            f"{name} {k}": precision(rows, name, k)
+            for name in split.featurizers
+            for k in (START, START_K5)
+            if not sample.startswith("library")
         }
         for sample, rows in sorted(samples.items())
     }
@@ -487,7 +551,7 @@ def main() -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a bot/core/relevance.py setting for this run (TITLE_REPEAT=3, AUTHORS=1)",
+        help="a bot/core/relevance.py or bench setting for this run (TITLE_REPEAT=3, AUTHORS=1)",
     )
     parser.add_argument("--no-semantic", action="store_true", help="skip wordllama if installed")
     arguments = parser.parse_args()
@@ -496,8 +560,9 @@ def main() -> None:
         days = days[: arguments.first]
     for setting in arguments.set:
         name, _, value = setting.partition("=")
-        current = getattr(relevance, name)  # AttributeError names a setting that doesn't exist
-        setattr(relevance, name, type(current)(int(value) if isinstance(current, bool) else value))
+        module = relevance if hasattr(relevance, name) else sys.modules[__name__]
+        current = getattr(module, name)  # AttributeError names a setting that doesn't exist
+        setattr(module, name, type(current)(int(value) if isinstance(current, bool) else value))
     embed = None if arguments.no_semantic else load_wordllama()
     print(json.dumps(evaluate(days, arguments.users, embed), indent=2, ensure_ascii=False))
 

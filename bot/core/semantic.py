@@ -40,11 +40,12 @@ class SemanticModel:
         self.fingerprint = hashlib.sha256(key.encode()).hexdigest()[:16]
 
     def vectors(self, papers: Sequence[Paper]) -> Vectors:
-        text = self.text_model.vectors(papers).matrix
+        text_vectors = self.text_model.vectors(papers)
+        text = text_vectors.matrix
         if not papers:
             return Vectors(sparse.csr_matrix((0, text.shape[1] + self.dimensions)), self)
         from sklearn.preprocessing import normalize  # imported when used, as in relevance.py
 
         embedded = normalize(np.asarray(self._embed([paper_text(p) for p in papers]), np.float64))
         both = sparse.hstack([text, EMBEDDING_WEIGHT * sparse.csr_matrix(embedded)], format="csr")
-        return Vectors(both / math.sqrt(1 + EMBEDDING_WEIGHT**2), self)
+        return Vectors(both / math.sqrt(1 + EMBEDDING_WEIGHT**2), self, text_vectors.authors)

@@ -193,3 +193,40 @@ def test_title_repeated_weighs_its_words_up(monkeypatch: pytest.MonkeyPatch) -> 
         row = model.vectors([probe]).matrix[0].toarray()[0]
         weights[repeat] = row[model.terms.index("gripper")] / row[model.terms.index("speech")]
     assert weights[3] > weights[1] * 1.3
+
+
+def by(author: str, topic: str, number: int) -> Paper:
+    """paper(topic, number) written by `author`."""
+    plain = paper(topic, number)
+    return Paper(
+        title=plain.title, abstract=plain.abstract, source="test", arxiv_id=plain.arxiv_id,
+        authors=(author, "Someone Else"),
+    )  # fmt: skip
+
+
+def test_a_liked_author_lifts_their_next_paper(text_model: TextModel) -> None:
+    liked = [by("Ada Lovelace", "robots", n) for n in range(3)]
+    model = ChatModel.train(text_model, liked, [], window())
+    assert model is not None
+    assert model.authors == ["Ada Lovelace", "Someone Else"]
+    theirs, anyone = by("Ada Lovelace", "proteins", 40), paper("proteins", 40)
+    vectors = text_model.vectors([theirs, anyone])
+    assert vectors.rows_by_author == {"Ada Lovelace": [0], "Someone Else": [0]}
+    lead = model.scores(vectors)[0] - model.scores(vectors)[1]
+    assert lead == pytest.approx(2 * relevance.AUTHOR_WEIGHT)  # two of its authors liked
+    reloaded = ChatModel.from_bytes(model.to_bytes())
+    assert reloaded.authors == model.authors
+    assert np.array_equal(reloaded.scores(vectors), model.scores(vectors))
+    semantic = SemanticModel(text_model, letter_counts, "letters")
+    assert semantic.vectors([theirs]).authors == (("Ada Lovelace", "Someone Else"),)
+
+
+@pytest.mark.parametrize(
+    ("matched", "in_title", "added"),
+    [(False, False, 0), (True, False, 1), (True, True, 2)],
+)
+def test_the_filter_prior_adds_a_match_and_a_title_hit(
+    matched: bool, in_title: bool, added: int
+) -> None:
+    scores = relevance.with_filter_prior(np.array([0.5]), np.array([matched]), np.array([in_title]))
+    assert scores[0] == pytest.approx(0.5 + added * relevance.FILTER_PRIOR)

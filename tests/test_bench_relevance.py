@@ -1,0 +1,32 @@
+"""bench/relevance.py on the first real days (skipped without the shared data, as bench/day.py's
+test is): its JSON reports the eight-paper start beside the k 👍 conditions, per user sample."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+DATA = ROOT.parent / "shared" / "data" / "arxiv-days-2025"
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data/arxiv-days-2025")
+def test_the_json_reports_the_start_conditions_for_every_sample() -> None:
+    command = [
+        sys.executable, str(ROOT / "bench" / "relevance.py"), "--days", str(DATA),
+        "--first", "6", "--users", "6", "--no-semantic", "--json",
+    ]  # fmt: skip
+    figures = json.loads(subprocess.run(command, capture_output=True, check=True).stdout)
+    for method in ("random", "keyword", "tfidf", "keyword+tfidf"):
+        conditions = figures[method]["precision_at_10"]
+        assert list(conditions) == ["1", "3", "5", "10", "start 8", "start 8 + k=5"]
+    assert figures["start 8"]["offered"] == 8
+    assert 0 <= figures["start 8"]["liked"] <= 8
+    samples = figures["precision_at_10_by_sample"]
+    assert {"authors", "category", "pair"} <= set(samples)
+    for name in ("authors", "category", "pair"):
+        assert {"keyword", "tfidf", "tfidf start 8", "tfidf start 8 + k=5"} <= set(samples[name])
