@@ -1,27 +1,21 @@
 """Every reply of the command layer is written in the chat's language (issue 31, item 5).
 
-The German catalog is filled by translators later, so these tests speak a pseudo German: a
-catalog made here from Babel's extraction of the code, each message's words wrapped in ⟦ ⟧
-(placeholders left outside, so a value put into a sentence is checked on its own). Under it,
+The German catalog is filled by translators later, so these tests speak a pseudo German
+(tests/pseudo.py): every message of the code with its words wrapped in ⟦ ⟧ (placeholders left
+outside, so a value put into a sentence is checked on its own). Under it,
 a reply with an English word outside the markers shows a string the code forgot to translate.
 Dates, numbers and weekday names are German's (Babel's), as the chat's locale says."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from babel.dates import get_day_names, get_month_names
-from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
-from babel.messages.frontend import parse_mapping_cfg
-from babel.messages.pofile import write_po
 from sqlmodel import select
 
 from bot import i18n
-from bot.commands import COMMANDS, Caller, Reply, handle_text, import_file, press_button
+from bot.commands import Caller, Reply, handle_text, import_file, press_button
 from bot.config import AdminSettings, FilterSettings, InboxSettings, Settings
 from bot.core.render import escape
 from bot.runtime import Runtime
@@ -29,87 +23,26 @@ from bot.sender import Limits
 from bot.service import ingest
 from bot.store import Database
 from bot.store.tables import PaperTable
-from tests.conftest import ROOT, SEEDS, Clock
+from tests.conftest import SEEDS, Clock
+from tests.pseudo import english_left, use_catalogs, wrapped_words, write_catalog
 from tests.transports import RecordingTransport
 
 ADA, GROUP = 1, -5
-PLACEHOLDER = re.compile(r"(\{\w*\})")
-MARKED = re.compile(r"⟦[^⟦⟧]*⟧")
-# shown as typed or as the parser reads them, in every language: the settings' keywords and
-# the languages' codes
-KEYWORDS = {"digest", "weekly", "instant", "UTC", "arXiv", "Telegram", *i18n.available()}
-# codes shown as they are: time zones (Europe/Berlin, Etc/GMT-2), files, the commands' arguments
-CODES = re.compile(
-    r"\b[A-Z][a-z]+/[\w/+-]+|[\w-]+\.(?:bib|ris|csv)\b|"
-    + "|".join(re.escape(f" {escape(c.usage)}:") for c in COMMANDS if c.usage)
-)
-
-
-def pseudo(message: str) -> str:
-    """'Filter {number} saved' -> '⟦Filter ⟧{number}⟦ saved⟧'."""
-    return "".join(
-        part if PLACEHOLDER.fullmatch(part) else f"⟦{part}⟧"
-        for part in PLACEHOLDER.split(message)
-        if part
-    )
-
-
-def extracted() -> list[str | tuple[str, str]]:
-    """Every message Babel extracts from the code (a plural as its two forms)."""
-    with (ROOT / "babel.cfg").open() as cfg:
-        method_map, options_map = parse_mapping_cfg(cfg)
-    found = extract_from_dir(str(ROOT), method_map, options_map)
-    return [message[:2] if isinstance(message, tuple) else message for _, _, message, *_ in found]
 
 
 @pytest.fixture(scope="module")
 def pseudo_catalogs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A locale directory whose German catalog is the pseudo translation."""
-    catalog = Catalog(locale="de", domain=i18n.DOMAIN)
-    for message in extracted():
-        if isinstance(message, tuple):
-            catalog.add(message, (pseudo(message[0]), pseudo(message[1])))
-        else:
-            catalog.add(message, pseudo(message))
+    """A locale directory whose German catalog is the pseudo translation, words bracketed."""
     directory = tmp_path_factory.mktemp("locale")
-    po = directory / "de" / "LC_MESSAGES" / f"{i18n.DOMAIN}.po"
-    po.parent.mkdir(parents=True)
-    with po.open("wb") as out:
-        write_po(out, catalog)
+    write_catalog(directory, "de", wrapped_words)
     return directory
 
 
 @pytest.fixture
 def german(pseudo_catalogs: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(i18n, "LOCALE_DIR", pseudo_catalogs)
-    i18n.translator.cache_clear()
+    use_catalogs(monkeypatch, pseudo_catalogs)
     yield
     i18n.translator.cache_clear()  # the real catalogs again for the tests that follow
-
-
-@pytest.fixture(scope="module")
-def english_words() -> set[str]:
-    """The words of the code's English messages, and English weekday and month names."""
-    words: set[str] = set()
-    for message in extracted():
-        for text in message if isinstance(message, tuple) else (message,):
-            words |= set(re.findall(r"[A-Za-z]{2,}", PLACEHOLDER.sub(" ", text)))
-    for width in ("wide", "abbreviated"):
-        words |= set(get_day_names(width, locale="en").values())
-        words |= set(get_month_names(width, locale="en").values())
-    return words - KEYWORDS
-
-
-def english_left(text: str, words: set[str], data: tuple[str, ...] = ()) -> list[str]:
-    """The English words of a reply outside the translation's markers, leaving out user data
-    (`data`, and what <code> and <pre> show: filters, commands, ids), command names, codes
-    and HTML tags."""
-    rest = MARKED.sub(" ", text)
-    for shown in sorted(data, key=len, reverse=True):
-        rest = rest.replace(shown, " ")
-    rest = CODES.sub(" ", rest)
-    rest = re.sub(r"<code>.*?</code>|<pre>.*?</pre>|<[^>]+>|/\w+", " ", rest, flags=re.DOTALL)
-    return [word for word in re.findall(r"[A-Za-z]{2,}", rest) if word in words]
 
 
 @pytest.fixture
@@ -138,10 +71,10 @@ async def say(runtime: Runtime, text: str, caller: Caller = GERMAN) -> Reply:
     return reply
 
 
-def english_in(reply: Reply, words: set[str], data: tuple[str, ...] = ()) -> list[str]:
+def english_in(reply: Reply, data: tuple[str, ...] = ()) -> list[str]:
     """The English left in a reply's text and its buttons' labels."""
     labels = [button.label for row in reply.buttons for button in row]
-    return [word for text in (reply.text, *labels) for word in english_left(text, words, data)]
+    return [word for text in (reply.text, *labels) for word in english_left(text, data)]
 
 
 # each a conversation in a German chat; every reply is checked, the last one's and those before
@@ -178,12 +111,12 @@ CONVERSATIONS = [
 
 @pytest.mark.parametrize("texts", CONVERSATIONS, ids=lambda texts: texts[0].split()[0])
 async def test_every_reply_is_in_the_chats_language(
-    german: None, runtime: Runtime, english_words: set[str], texts: list[str]
+    german: None, runtime: Runtime, texts: list[str]
 ) -> None:
     for text in texts:
         reply = await say(runtime, text)
         assert "⟦" in reply.text, (text, reply.text)
-        assert english_in(reply, english_words) == [], (text, reply)
+        assert english_in(reply) == [], (text, reply)
 
 
 def paper_titles(runtime: Runtime) -> tuple[str, ...]:
@@ -210,25 +143,24 @@ async def test_status_top_saved_and_the_buttons_are_in_the_chats_language(
     runtime: Runtime,
     clock: Clock,
     transport: RecordingTransport,
-    english_words: set[str],
 ) -> None:
     for text in ("/subscribe KV-cache", "/quiet 11-13"):
         await say(runtime, text)
     ingest.ingest_paths(runtime.database, [SEEDS], clock=clock)
     runtime.plan()
-    assert english_left((await say(runtime, "/digest")).text, english_words) == []
+    assert english_left((await say(runtime, "/digest")).text) == []
     titles = paper_titles(runtime)
     [first, *_] = card_rows(transport)
     presses = [f"save:{first}", f"like:{first}", f"save:{first}", f"save:{first}"]
     presses += ["save:999999", "nonsense", "stop:no", "saved:0"]
     for data in presses:
         pressed = await press_button(runtime, GERMAN, data)
-        assert english_in(pressed, english_words, titles) == [], (data, pressed)
+        assert english_in(pressed, titles) == [], (data, pressed)
     steps = ["/status", "/top", "/saved", "/export bib", "/export", "/mode instant", "/status"]
     steps += ["/mode weekly", "/status", "/quiet silent", "/status"]
     for text in steps:
         reply = await say(runtime, text)
-        assert english_in(reply, english_words, titles) == [], (text, reply)
+        assert english_in(reply, titles) == [], (text, reply)
     # days as German writes them (CLDR's patterns, Babel's names)
     status = (await say(runtime, "/status")).text
     assert "Mo., 26. Okt. 08:00 (UTC)" in status and "22. Okt. 2026" in status, status
@@ -236,7 +168,7 @@ async def test_status_top_saved_and_the_buttons_are_in_the_chats_language(
 
 
 async def test_a_group_member_who_is_no_administrator_is_told_in_the_chats_language(
-    german: None, runtime: Runtime, english_words: set[str]
+    german: None, runtime: Runtime
 ) -> None:
     async def no() -> bool:
         return False
@@ -245,17 +177,17 @@ async def test_a_group_member_who_is_no_administrator_is_told_in_the_chats_langu
     await say(runtime, "/help", member)  # the group enters, in German
     for text in ("/subscribe mamba", "/stop"):
         reply = await say(runtime, text, member)
-        assert reply.text.startswith("⟦") and english_left(reply.text, english_words) == []
+        assert reply.text.startswith("⟦") and english_left(reply.text) == []
 
 
 async def test_a_file_that_is_no_library_is_refused_in_the_chats_language(
-    german: None, runtime: Runtime, english_words: set[str]
+    german: None, runtime: Runtime
 ) -> None:
     async def read() -> bytes:
         return b"a shopping list, not a library"
 
     reply = await import_file(runtime, GERMAN, 30, read)
-    assert reply.text.startswith("⟦") and english_left(reply.text, english_words) == []
+    assert reply.text.startswith("⟦") and english_left(reply.text) == []
 
 
 async def test_english_is_as_written_in_the_code(runtime: Runtime) -> None:

@@ -1,6 +1,6 @@
 """The reader's language in Telegram (issue 31, item 5): what the bot sends without a command
 (alerts, digests, their pages, cards, buttons) and the command menu, in the chat's language.
-The real catalogs are filled by translators later; a pseudo language (tests/i18n_pseudo.py)
+The real catalogs are filled by translators later; a pseudo language (tests/pseudo.py)
 writes every message between ⟦ and ⟧, so an English word outside them went past the catalog."""
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from bot.core.i18n import Translator
 from bot.core.paper import Paper
 from bot.store import chats, deliveries, papers
 from bot.telegram.app import MENU_DESCRIPTION, bot_menu
-from tests.i18n_pseudo import CLOSE, OPEN, extracted, untranslated, use_pseudo_catalogs
-from tests.i18n_pseudo import pseudo as pseudo_text
+from tests.pseudo import CLOSE, OPEN, msgids, untranslated, use_catalogs, wrapped, write_catalog
 from tests.telegram.conftest import World
 
 ADA = 101
@@ -34,7 +33,9 @@ SEED_000, SEED_002, SEED_003 = (
 def pseudo(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """German, Brazilian Portuguese and Simplified Chinese offered, each as the pseudo language."""
     locale = tmp_path / "locale"
-    use_pseudo_catalogs(monkeypatch, locale, ["de", "pt_BR", "zh_Hans"])
+    for language in ("de", "pt_BR", "zh_Hans"):
+        write_catalog(locale, language)
+    use_catalogs(monkeypatch, locale)
     yield locale
     bot.i18n.translator.cache_clear()
 
@@ -136,8 +137,8 @@ async def test_the_command_menu_is_set_in_each_offered_language(
     for commands in world.server.menus.values():
         assert [c["command"] for c in commands] == [c.name for c in menu]
         for command, entry in zip(commands, menu, strict=True):  # gettext of each help
-            marked = entry.help in extracted()
-            assert command["description"] == (pseudo_text(entry.help) if marked else entry.help)
+            marked = entry.help in msgids()
+            assert command["description"] == (wrapped(entry.help) if marked else entry.help)
     calls = world.server.calls_to("setMyCommands")
     assert [c.params.get("language_code") for c in calls] == [None, "de", "pt", "zh"]
 
