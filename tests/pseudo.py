@@ -152,16 +152,36 @@ def paper_texts(paper: Paper) -> list[str]:
     return sorted((html.escape(t, quote=False) for t in texts if t), key=len, reverse=True)
 
 
-def untranslated(text: str, papers: Iterable[Paper] = ()) -> list[str]:
+def untranslated(text: str, papers: Iterable[Paper] = (), data: Iterable[str] = ()) -> list[str]:
     """Every word of `text` that went past the catalog: outside every ⟦⟧ (translated messages,
-    with what they carry), the tags, the abstracts' quotes, the papers' own text, links and
-    categories."""
+    with what they carry), the tags, the abstracts' quotes, the papers' own text, what the
+    reader wrote (`data`: their filters), links and categories."""
     text = _TAG.sub("", _QUOTE.sub(" ", _outside_brackets(text)))  # a title's marked words
-    for shown in (t for paper in papers for t in paper_texts(paper)):  # are tagged inside it
-        text = text.replace(shown, " ")
+    shown = [t for paper in papers for t in paper_texts(paper)]  # are tagged inside it
+    for verbatim in sorted([*shown, *(html.escape(d, quote=False) for d in data)], key=len)[::-1]:
+        text = text.replace(verbatim, " ")
     text = _ADDRESS.sub(" ", text)
     text = _CATEGORY.sub(" ", text)
-    return _WORD.findall(text)
+    return [word for word in _WORD.findall(text) if word not in _local_dates()]
+
+
+@cache
+def _local_dates() -> frozenset[str]:
+    """Month and weekday names as the languages other than English write them (Babel's, in a
+    date): a pseudo German digest's "22. Okt. 2026" is German, not English left behind."""
+    english = {*_names("en")}
+    return frozenset(word for lang in ("de", "es", "pt_BR") for word in _names(lang)) - english
+
+
+def _names(language: str) -> set[str]:
+    found: set[str] = set()
+    for width in ("wide", "abbreviated"):
+        for names in (
+            get_month_names(width, locale=language),
+            get_day_names(width, locale=language),
+        ):
+            found |= {word for name in names.values() for word in _WORD.findall(name)}
+    return found
 
 
 # shown as typed or as the parser reads them, in every language: the settings' keywords and
