@@ -273,11 +273,7 @@ async def export_filters(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     text = "\n".join(_pre_blocks(lines))
     parts = [(FILTERS, found.filters), (RATINGS, found.ratings), (VOTES, found.votes)]
     held = [t.gettext(name) for name, lines in parts if lines]
-    what = (
-        t.gettext("{items} and {last}").format(items=", ".join(held[:-1]), last=held[-1])
-        if len(held) > 1
-        else held[0]
-    )
+    what = t.join(held)
     if found.votes:
         head = t.gettext(
             "Your {what}, one per line (send them back with /import; the members' votes are "

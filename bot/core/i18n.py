@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import datetime as dt
 import gettext
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
+from babel.lists import format_list
 from babel.numbers import format_decimal
 
 
@@ -48,6 +50,10 @@ class Translator:
 
     def number(self, value: float) -> str:
         return format_decimal(value, locale=self.locale)
+
+    def join(self, items: Sequence[str]) -> str:
+        """ "a, b and c" as the language writes a list ("a, b und c", "a、b和c")."""
+        return format_list(list(items), locale=self.locale)
 
     def name(self) -> str:
         """The language's own name for itself ("Deutsch", "日本語")."""
