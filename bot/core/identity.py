@@ -154,6 +154,27 @@ def gains_journal_version(before: Paper, after: Paper) -> bool:
     return preprint and not known and bool(after.doi or after.journal or after.pmid)
 
 
+def filter_view(paper: Paper) -> Paper:
+    """What filters read of a paper (bot/core/matcher: the words of its title, abstract and
+    authors, its categories, MeSH terms, journal and sources), the rest left out. A record
+    merged into a matched paper that changes it can match filters the paper did not: the
+    paper is matched again for the chats those filters bring (bot/service/planning.py)."""
+    return Paper(
+        title=paper.title,
+        abstract=paper.abstract,
+        source="",
+        arxiv_id=paper.arxiv_id,
+        doi=paper.doi,
+        authors=paper.authors,
+        categories=paper.categories,
+        preprint_doi=paper.preprint_doi,
+        server=paper.server,
+        pmid=paper.pmid,
+        journal=paper.journal,
+        mesh=paper.mesh,
+    )
+
+
 @dataclass
 class Entry:
     """One distinct paper of a PaperSet: its id if it is stored, and what merging did to it."""

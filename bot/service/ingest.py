@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from bot.core.identity import Identity, PaperSet, deduplicate
+from bot.core.identity import Identity, PaperSet, deduplicate, filter_view
 from bot.core.listings import EmptyListing, ListingError, parse_listing
 from bot.core.paper import Paper
 from bot.core.render import plural
@@ -118,8 +118,14 @@ def store_papers(
         session, papers=[e.paper for e in distinct.entries if e.paper_id is None], now=now
     )
     updated_ids: list[int] = []
+    before = dict(known)
     for entry in distinct.entries:
         if entry.paper_id is not None and entry.changed:
+            stored = before[entry.paper_id]
+            # Another source's record (PubMed's MeSH terms, a journal's name, an abstract where
+            # there was none) can match filters the stored record did not: the paper is then
+            # matched again, in this transaction's mark, for the chats it newly matches.
+            changes_view = filter_view(stored) != filter_view(entry.paper)
             papers.update_paper(
                 session,
                 paper_id=entry.paper_id,
@@ -127,10 +133,10 @@ def store_papers(
                 now=now,
                 newer=entry.newer,
                 published=entry.published,
+                matched_as=stored if changes_view else None,
             )
             if entry.newer:
                 updated_ids.append(entry.paper_id)
-    before = dict(known)
     changes = [
         (entry.paper_id, before[entry.paper_id], entry.paper)
         for entry in distinct.entries

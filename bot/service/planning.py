@@ -3,6 +3,11 @@
 Papers are stored first and matched afterwards, in one transaction per batch that writes the
 ledger rows and marks the papers matched: a crash in between leaves the papers unmatched, and the
 next planning matches them. So a stored paper is never skipped, and never planned twice.
+
+A record from another source merged into a matched paper (its PubMed record, its journal
+version) is marked in the transaction that stores it, with the record as filters saw it when
+matched (papers.rematch_records): the paper is matched again for the chats it newly matches,
+as a new paper, and the chats it matched before are left to follow-ups.
 """
 
 from __future__ import annotations
@@ -38,11 +43,13 @@ ROWS_AT_ONCE = 100_000  # ledger rows made (as Python lists) at once: ~20 MB
 class PlanReport:
     papers: int = 0
     updates: int = 0
+    again: int = 0  # papers matched again for a record merged into them
     deliveries: int = 0
 
     def line(self) -> str:
+        again = f", {self.again} merged records" if self.again else ""
         return (
-            f"matched {self.papers} new papers and {self.updates} new versions: "
+            f"matched {self.papers} new papers and {self.updates} new versions{again}: "
             f"{self.deliveries} deliveries planned"
         )
 
@@ -81,9 +88,10 @@ class Planner:
                     batch = papers.unmatched_papers(session, limit=PLAN_BATCH)
                     if not batch:
                         return report
-                    rows, filter_ids = self._rows(session, batch)
-                    added = deliveries.add_deliveries(session, rows=rows, now=now)
                     paper_ids = [paper_id for paper_id, _, _ in batch]
+                    earlier = papers.rematch_records(session, paper_ids=paper_ids)
+                    rows, filter_ids = self._rows(session, batch, earlier)
+                    added = deliveries.add_deliveries(session, rows=rows, now=now)
                     added -= self._drop_lost(session, filter_ids, paper_ids)
                     papers.mark_matched(session, paper_ids=paper_ids, now=now)
             except deliveries.OwnersGone as gone:  # rolled back: planned again, after a sync
@@ -91,7 +99,8 @@ class Planner:
                 continue
             report.deliveries += added
             report.updates += sum(1 for _, _, known in batch if known)
-            report.papers += sum(1 for _, _, known in batch if not known)
+            report.again += sum(1 for i, _, known in batch if not known and i in earlier)
+            report.papers += sum(1 for i, _, known in batch if not known and i not in earlier)
 
     def sync(self, session: Session) -> None:
         """The index brought in step with the stored filters of active chats."""
@@ -157,7 +166,9 @@ class Planner:
         log.info("chats %s lost their filters while the batch was planned", sorted(lost))
         return deliveries.delete_deliveries(session, chat_ids=sorted(lost), paper_ids=paper_ids)
 
-    def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
+    def _rows(
+        self, session: Session, batch: Batch, earlier: dict[int, Paper] | None = None
+    ) -> tuple[Chunks, list[int]]:
         """One ledger row per chat and paper, with the chat's filters that matched it, in
         (chat, paper) order: the ledger's (chat, paper) index then grows at its end rather than
         all over, a quarter less time a row on SQLite. Matched (and the database read) at once;
@@ -166,7 +177,8 @@ class Planner:
         Why numpy: a busy day plans millions of rows (bench/day.py: 5.85 million for 10,000
         chats of 10 filters over 2,000 papers), and grouping each paper's matches by chat in
         Python dicts cost ~15 us a row, half the planning; here it is a sort of three integer
-        columns, well under 1 us a row. Also returns the filters that matched, each once."""
+        columns, well under 1 us a row. Also returns the filters that matched, each once.
+        `earlier`: the papers matched again for a merged record, as filters saw them before."""
         owners = self._owners()
         close: dict[int, list[int]] = {}  # paper id -> the "more like this" filters it passes
         if self.similar is not None and self.similar_ids:
@@ -185,15 +197,21 @@ class Planner:
         chat_ids = owners[filter_ids]
         paper_revisions = np.array(revisions, dtype=np.int64)
         revision = paper_revisions[position]
+        if earlier:
+            revision, keep = self._again(session, batch, earlier, chat_ids, position, revision)
+            filter_ids, position, chat_ids = filter_ids[keep], position[keep], chat_ids[keep]
+            revision = revision[keep]
         if revision.any():  # an update goes only to chats that follow updates
             follows = [c.id for c in chats.all_chats(session, active_only=True) if c.updates]
             keep = (revision == 0) | np.isin(chat_ids, np.array(follows, dtype=np.int64))
             filter_ids, position, chat_ids = filter_ids[keep], position[keep], chat_ids[keep]
+            revision = revision[keep]
         # by chat, then paper, then filter: the matches are in (paper, filter) order already, so
         # one stable sort by chat does it (6.8 million matches: 0.45 s; sorting by all three
         # columns, 1.4)
         order = np.argsort(chat_ids, kind="stable")
         filter_ids, position, chat_ids = filter_ids[order], position[order], chat_ids[order]
+        revision = revision[order]
         first = np.ones(len(order), dtype=bool)  # where a (chat, paper) row begins
         first[1:] = (chat_ids[1:] != chat_ids[:-1]) | (position[1:] != position[:-1])
         starts = np.flatnonzero(first)
@@ -210,11 +228,51 @@ class Planner:
                 yield NewDeliveries(
                     chat_ids[chunk].tolist(),
                     paper_ids[position[chunk]].tolist(),
-                    paper_revisions[position[chunk]].tolist(),  # masked and sorted as they are
+                    revision[chunk].tolist(),  # masked and sorted as they are
                     [all_filters[start:end] for start, end in spans],
                 )
 
         return Chunks(rows), np.unique(filter_ids).tolist()
+
+    def _again(
+        self,
+        session: Session,
+        batch: Batch,
+        earlier: dict[int, Paper],
+        chat_ids: npt.NDArray[np.int64],
+        position: npt.NDArray[np.int64],
+        revision: npt.NDArray[np.int64],
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """The matches of the papers matched again for a merged record: (their revisions, which
+        to keep). A chat none of whose filters matched the paper as it was, with no ledger row
+        for it, gets it as a new paper (revision 0): it never had it, and the merged record
+        (MeSH terms, a journal, an abstract) is what its filters match. Any other chat had its
+        chance at the paper; what the record tells it is a follow-up's (bot/service/followups.py
+        records those with the merge), so it keeps only an update's row (a newer version came
+        with the record). Both checks, as the ledger alone forgets: a sent row is pruned after
+        `delivery.keep_days`, and journal versions come months after preprints. `position` is
+        in batch order here (matches are made paper by paper)."""
+        close: dict[int, list[int]] = {}
+        if self.similar is not None and self.similar_ids:
+            close = self.similar.matches(session, list(earlier.items()), self.similar_ids)
+        owners = self._owners()
+        revision = revision.copy()
+        keep = np.ones(len(position), dtype=bool)
+        for at, (paper_id, paper, known) in enumerate(batch):
+            if paper_id not in earlier:
+                continue
+            start, end = np.searchsorted(position, [at, at + 1])
+            if start == end:
+                continue
+            matched = self.index.match_ids(Document(earlier[paper_id]))
+            had = set(owners[matched].tolist()) | set(owners[close.get(paper_id, [])].tolist())
+            newly = sorted(set(chat_ids[start:end].tolist()) - had)
+            had |= deliveries.chats_with_rows(session, paper_id=paper_id, chat_ids=newly)
+            new = ~np.isin(chat_ids[start:end], np.array(sorted(had), dtype=np.int64))
+            revision[start:end][new] = 0
+            if not (known or paper.announce_type.is_update):
+                keep[start:end][~new] = False
+        return revision, keep
 
     def _owners(self) -> npt.NDArray[np.int64]:
         """The chat of each indexed filter, by filter id (made again after filters changed)."""

@@ -4,8 +4,10 @@ of 10 filters, a 2,000-paper day), ~6 million rows a day, which nothing else wou
 A row sent more than `delivery.keep_days` ago (failed: planned that long ago) is deleted; the
 buttons of its message (its card, the digest's next pages, 👍/👎, "more like this") then answer
 that the message is out of date. Deleting it cannot send its paper again: a paper is matched
-once (`paper.matched_at`), and the same paper in a later listing or feed is recognised as
-stored. Rows still waiting are kept whatever their age (a paused chat's).
+once (`paper.matched_at`), the same paper in a later listing or feed is recognised as
+stored, and a record merged into it is matched again only for chats none of whose filters
+matched it before (bot/service/planning.py). Rows still waiting are kept whatever their age
+(a paused chat's).
 """
 
 from __future__ import annotations

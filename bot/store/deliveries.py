@@ -315,6 +315,17 @@ def papers_with_rows(session: Session, *, chat_id: int, paper_ids: Sequence[int]
     return found
 
 
+def chats_with_rows(session: Session, *, paper_id: int, chat_ids: Sequence[int]) -> set[int]:
+    """Which of the chats have a ledger row for the paper (of any status and version)."""
+    found: set[int] = set()
+    for chunk in id_chunks(chat_ids):
+        statement = sa.select(col(DeliveryTable.chat_id)).where(
+            col(DeliveryTable.chat_id).in_(chunk), col(DeliveryTable.paper_id) == paper_id
+        )
+        found.update(session.execute(statement).scalars())
+    return found
+
+
 def paper_rows(session: Session, *, chat_id: int, paper_ids: Sequence[int]) -> dict[int, Delivery]:
     """The chat's rows of the papers themselves (revision 0), by paper id."""
     found: dict[int, Delivery] = {}

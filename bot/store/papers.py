@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
+from typing import Any
 
-from sqlalchemy import case, func, insert, or_, update
+from sqlalchemy import and_, case, func, insert, literal, or_, update
 from sqlmodel import Session, col, select
 
-from bot.core.identity import Identity
+from bot.core.identity import Identity, filter_view
 from bot.core.paper import AnnounceType, Paper
 from bot.store.tables import PaperTable
 
@@ -70,6 +71,29 @@ def _columns(paper: Paper) -> dict[str, object]:
     }
 
 
+def _view_columns(paper: Paper) -> dict[str, object]:
+    """What filters read of a paper (filter_view) as JSON, to match it against again later."""
+    view = filter_view(paper)
+    return {
+        "title": view.title,
+        "abstract": view.abstract,
+        "arxiv_id": view.arxiv_id,
+        "doi": view.doi,
+        "authors": list(view.authors),
+        "categories": list(view.categories),
+        "preprint_doi": view.preprint_doi,
+        "server": view.server,
+        "pmid": view.pmid,
+        "journal": view.journal,
+        "mesh": list(view.mesh),
+    }
+
+
+def _view_paper(stored: dict[str, Any]) -> Paper:
+    lists = {name: tuple(stored[name]) for name in ("authors", "categories", "mesh")}
+    return Paper(**{**stored, **lists}, source="")
+
+
 def find_known_papers(
     session: Session, *, identities: Sequence[Identity]
 ) -> list[tuple[int, Paper]]:
@@ -105,11 +129,20 @@ def update_paper(
     now: datetime,
     newer: bool = False,
     published: bool = False,
+    matched_as: Paper | None = None,
 ) -> None:
     """Store a better record of a paper; `newer` (a later version) makes it an update for the
     chats that follow updates, once it has been matched as a new paper; `published` (the
-    journal version of a stored preprint) records when that was found."""
+    journal version of a stored preprint) records when that was found; `matched_as` (the
+    stored record, when the new one changes what filters read) makes a matched paper wait to
+    be matched again for the chats it newly matches (unmatched_papers), keeping the record as
+    the filters saw it when it was matched: the first one, if several merge before planning."""
     values: dict[str, object] = {**_columns(paper), "updated_at": now}
+    if matched_as is not None:
+        rematch_from = col(PaperTable.rematch_from)
+        waits = and_(col(PaperTable.matched_at).is_not(None), rematch_from.is_(None))
+        seen = literal(_view_columns(matched_as), PaperTable.__table__.c.rematch_from.type)  # type: ignore[attr-defined]
+        values["rematch_from"] = case((waits, seen), else_=rematch_from)
     if published:
         values["journal_found_at"] = now
     if newer:
@@ -230,16 +263,17 @@ def last_announcement(session: Session) -> date | None:
 
 
 def unmatched_papers(session: Session, *, limit: int) -> list[tuple[int, Paper, bool]]:
-    """Papers not yet matched against the filters, and papers with a newer version not yet
-    matched: (id, paper, is_update), oldest first."""
-    statement = (
-        select(PaperTable)
-        .where(or_(col(PaperTable.matched_at).is_(None), col(PaperTable.update_pending)))
-        .order_by(col(PaperTable.id))
-        .limit(limit)
+    """Papers not yet matched against the filters, papers with a newer version not yet
+    matched, and papers a merged record is to be matched again for (rematch_records):
+    (id, paper, is_update), oldest first."""
+    pending = or_(
+        col(PaperTable.matched_at).is_(None),
+        col(PaperTable.update_pending),
+        col(PaperTable.rematch_from).is_not(None),
     )
+    statement = select(PaperTable).where(pending).order_by(col(PaperTable.id)).limit(limit)
     return [
-        (row.id, _to_paper(row), row.matched_at is not None)
+        (row.id, _to_paper(row), row.matched_at is not None and row.update_pending)
         for row in session.exec(statement)
         if row.id is not None
     ]
@@ -251,8 +285,22 @@ def mark_matched(session: Session, *, paper_ids: Sequence[int], now: datetime) -
         session.execute(
             update(PaperTable)
             .where(col(PaperTable.id).in_(chunk))
-            .values(matched_at=now, update_pending=False)
+            .values(matched_at=now, update_pending=False, rematch_from=None)
         )
+
+
+def rematch_records(session: Session, *, paper_ids: Sequence[int]) -> dict[int, Paper]:
+    """Of these papers, those waiting to be matched again after a record merged into them, each
+    as its filters saw it when it was matched (update_paper's `matched_as`), by id."""
+    found: dict[int, Paper] = {}
+    for start in range(0, len(paper_ids), _CHUNK):
+        chunk = paper_ids[start : start + _CHUNK]
+        rematch_from = col(PaperTable.rematch_from)
+        statement = select(PaperTable.id, rematch_from).where(
+            col(PaperTable.id).in_(chunk), rematch_from.is_not(None)
+        )
+        found |= {i: _view_paper(seen) for i, seen in session.execute(statement) if i and seen}
+    return found
 
 
 def papers_published_since(session: Session, *, since: datetime) -> list[tuple[int, Paper]]:

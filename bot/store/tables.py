@@ -61,6 +61,12 @@ class PaperTable(SQLModel, table=True):
     # with matched_at unset are matched by the next delivery planning, whatever crashed before
     matched_at: datetime | None = Field(default=None, index=True)
     update_pending: bool = False  # a newer version arrived after matching: chats with updates on
+    # what filters read of the paper when it was matched (bot.core.identity.filter_view), kept
+    # while a record merged since (PubMed's MeSH terms, a journal's name) waits to be matched for
+    # the chats it newly matches; None otherwise
+    rematch_from: dict[str, object] | None = Field(
+        default=None, sa_column=Column(JSON(none_as_null=True), nullable=True)
+    )
 
 
 class ListingFileTable(SQLModel, table=True):

@@ -1,6 +1,6 @@
 import pytest
 
-from bot.core.identity import Identity, IdentityIndex, merge
+from bot.core.identity import Identity, IdentityIndex, filter_view, merge
 from bot.core.paper import AnnounceType, Paper, split_arxiv_id
 
 ABSTRACT = "We study a long enough abstract about kv caches and looping models in some detail here."
@@ -169,3 +169,20 @@ def test_of_two_journal_feeds_the_first_spelling_stays() -> None:
         paper(doi="10.1038/n1", journal="NATURE"), paper(doi="10.1038/n1", journal="Nature")
     )
     assert merged.journal == "NATURE"
+
+
+def test_what_filters_read_changes_with_the_fields_they_match_and_no_others() -> None:
+    preprint = Paper(
+        title="Grid cells map odour space", abstract="", source="b", preprint_doi="10.1101/1"
+    )
+    asides = preprint.with_changes(comments="12 pages", link="https://x.org/1", version=2)
+    assert filter_view(asides) == filter_view(preprint)
+    for brings in (
+        {"mesh": ("Grid Cells",)},
+        {"journal": "Nature Neuroscience"},
+        {"pmid": "41999001"},
+        {"abstract": "Grid cells in the entorhinal cortex..."},
+        {"authors": ("Adaeze N Okafor",)},
+        {"categories": ("q-bio.NC",)},
+    ):
+        assert filter_view(preprint.with_changes(**brings)) != filter_view(preprint), brings

@@ -163,14 +163,16 @@ class ChatLeavesMidway(Planner):
         super().__init__(FilterRules())
         self.database, self.leaving, self.back, self.batches = database, leaving, back, 0
 
-    def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
+    def _rows(
+        self, session: Session, batch: Batch, earlier: dict[int, Paper] | None = None
+    ) -> tuple[Chunks, list[int]]:
         self.batches += 1
         if self.batches == 1:
             with self.database.session() as other:
                 chats.forget_chat(other, chat_id=self.leaving)
             if self.back:
                 follow(self.database, self.leaving, "distill*", now=datetime.now(UTC))
-        return super()._rows(session, batch)
+        return super()._rows(session, batch, earlier)
 
 
 def test_a_chat_forgotten_while_its_batch_is_planned_gets_no_rows_and_the_rest_do(
@@ -234,7 +236,9 @@ class FilterRemovedMidway(Planner):
         super().__init__(FilterRules())
         self.database, self.chat_id, self.removed = database, chat_id, removed
 
-    def _rows(self, session: Session, batch: Batch) -> tuple[Chunks, list[int]]:
+    def _rows(
+        self, session: Session, batch: Batch, earlier: dict[int, Paper] | None = None
+    ) -> tuple[Chunks, list[int]]:
         with self.database.session() as other:
             ids = [f.id for f in filters.chat_filters(other, chat_id=self.chat_id)]
             gone = [
@@ -244,7 +248,7 @@ class FilterRemovedMidway(Planner):
             ]
             filters.remove_filters(other, chat_id=self.chat_id, filter_ids=gone)
         assert gone and len(ids) > len(gone)
-        return super()._rows(session, batch)
+        return super()._rows(session, batch, earlier)
 
 
 def test_a_filter_removed_while_its_batch_is_planned_leaves_the_chats_other_matches(

@@ -8,6 +8,7 @@ from datetime import date
 
 from bot.core.query import FilterRules
 from bot.core.relevance import SimilarTo
+from bot.service import ingest
 from bot.service.planning import Planner
 from bot.service.ranking import Ranker
 from bot.service.similar import NotStored, Similar
@@ -129,3 +130,27 @@ def test_an_exported_line_comes_back_with_its_comment(database: Database, clock:
     previewed = similar.preview(source=f"like:{seed.arxiv_id}")
     assert not isinstance(previewed, BadFilter) and previewed.canonical == saved.canonical
     assert previewed.recent == saved.recent  # the same papers, nothing saved twice
+
+
+def test_an_abstract_merged_into_a_matched_paper_brings_it_to_a_similar_filter_once(
+    database: Database, clock: Clock
+) -> None:
+    """A paper first stored without its abstract passes no "more like this" filter; another
+    record of it with its abstract merges in, and the filter's chat gets it then, once."""
+    similar, planner = setup(database, clock)
+    seed = topic_papers("graph", 1, first_id=11, day=DAY_ONE)[0]
+    assert isinstance(follow(similar, clock, f"like:{seed.arxiv_id}"), Subscribed)
+    [full] = [p for p in mixed_day(DAY_TWO, 5, first_id=100, seed=3) if p.arxiv_id.endswith("105")]
+    bare = full.with_changes(title="A note on recent results", abstract="")
+    with database.session() as session:
+        ingest.store_papers(session, [bare], now=clock())
+    planner.plan(database, now=clock())
+    assert delivered(database) == []
+    with database.session() as session:
+        ingest.store_papers(
+            session, [full.with_changes(title="A note on recent results")], now=clock()
+        )
+    planner.plan(database, now=clock())
+    assert delivered(database) == [105]
+    planner.plan(database, now=clock())
+    assert delivered(database) == [105]

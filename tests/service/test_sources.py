@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.core import render
+from bot.core.followups import JOURNAL as JOURNAL_REVISION
 from bot.core.listings import parse_listing
 from bot.core.paper import Paper
 from bot.core.query import FilterRules
@@ -17,7 +18,7 @@ from bot.sender import Limits, Sender
 from bot.service import ingest
 from bot.service.delivery import DigestSent, Postman
 from bot.service.planning import Planner
-from bot.store import Database, chats, deliveries, filters, papers
+from bot.store import Database, chats, deliveries, filters, library, papers
 from tests.conftest import Clock
 from tests.transports import RecordingTransport
 
@@ -172,3 +173,157 @@ async def test_a_biologists_digest_brings_the_samples_papers_with_their_links(
     for paper in (*living, *reeder):
         if paper.doi and paper.journal:
             assert f'<a href="https://doi.org/{paper.doi}">' in text
+
+
+# A chat per filter: what the preprint matches, and what only the PubMed record brings.
+WATCHERS = {
+    1: "cat:biorxiv.neuroscience",
+    2: 'mesh:"Grid Cells"',
+    3: 'jr:"Nature Neuroscience"',
+    4: "src:pubmed",
+}
+
+
+def watch(database: Database, clock: Clock, watchers: dict[int, str] = WATCHERS) -> None:
+    with database.session() as session:
+        for chat_id, source in watchers.items():
+            chats.register_chat(session, chat_id=chat_id, kind="private", now=clock())
+            filters.add_filter(
+                session, chat_id=chat_id, source=source, canonical=source, now=clock()
+            )
+
+
+def ledger(database: Database) -> dict[int, list[tuple[int, int]]]:
+    """Each chat's rows: (paper id, revision)."""
+    with database.session() as session:
+        return {
+            chat.id: [(row.paper_id, row.revision) for row in rows]
+            for chat in chats.all_chats(session)
+            if (rows := deliveries.all_deliveries(session, chat_id=chat.id))
+        }
+
+
+def test_a_pubmed_record_merged_into_a_matched_preprint_reaches_the_chats_it_newly_matches(
+    database: Database, clock: Clock, tmp_path: Path
+) -> None:
+    """The preprint matched chat 1's collection; its PubMed record brings MeSH terms, the
+    journal and the source: chats 2-4 get the paper once, as new, and chat 1 nothing again.
+    The same record read again (another copy of the file) brings nothing."""
+    watch(database, clock)
+    planner = Planner(FilterRules())
+    arrive(database, clock, PREPRINT)
+    planner.plan(database, now=clock())
+    [(paper_id, _)] = stored(database)
+    assert ledger(database) == {1: [(paper_id, 0)]}
+    arrive(database, clock, PUBMED)
+    report = planner.plan(database, now=clock())
+    assert (report.papers, report.updates, report.again, report.deliveries) == (0, 0, 1, 3)
+    assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in WATCHERS}
+    copy = tmp_path / "pubmed_again.xml"  # another file's bytes: read, merged, nothing new
+    copy.write_bytes(PUBMED.read_bytes() + b"\n")
+    arrive(database, clock, copy)
+    assert ingest.ingest_paths(database, [PUBMED], clock=clock).files[0].status == "skipped"
+    assert planner.plan(database, now=clock()).deliveries == 0
+    assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in WATCHERS}
+
+
+def test_a_preprint_merged_into_a_matched_pubmed_record_reaches_the_chats_it_newly_matches(
+    database: Database, clock: Clock
+) -> None:
+    """The other order: the PubMed record matched chats 2-4; the preprint brings its bioRxiv
+    collection, and only chat 1 gets the paper then."""
+    watch(database, clock)
+    planner = Planner(FilterRules())
+    arrive(database, clock, PUBMED)
+    planner.plan(database, now=clock())
+    [(paper_id, _)] = stored(database)
+    assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in (2, 3, 4)}
+    arrive(database, clock, PREPRINT)
+    assert planner.plan(database, now=clock()).deliveries == 1
+    assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in WATCHERS}
+
+
+def test_a_merge_stored_before_a_crash_is_matched_again_by_the_next_process(
+    database: Database, clock: Clock
+) -> None:
+    """The mark is stored with the merged record: a process that stops before planning leaves
+    it to the next one, which plans the paper once for the chats it newly matches."""
+    watch(database, clock)
+    Planner(FilterRules()).plan(database, now=clock())
+    arrive(database, clock, PREPRINT)
+    Planner(FilterRules()).plan(database, now=clock())
+    arrive(database, clock, PUBMED)  # ... and the process stops here
+    restarted = Planner(FilterRules())
+    assert restarted.plan(database, now=clock()).deliveries == 3
+    assert restarted.plan(database, now=clock()).deliveries == 0
+    [(paper_id, _)] = stored(database)
+    assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in WATCHERS}
+
+
+def test_records_merged_one_after_the_other_are_matched_against_the_paper_as_first_matched(
+    database: Database, clock: Clock
+) -> None:
+    """PubMed's record, then the journal's feed, both before planning: what the chats newly
+    match is judged against the preprint as it was matched, not against PubMed's record."""
+    watch(database, clock)
+    planner = Planner(FilterRules())
+    arrive(database, clock, PREPRINT)
+    planner.plan(database, now=clock())
+    arrive(database, clock, PUBMED, JOURNAL)
+    assert planner.plan(database, now=clock()).deliveries == 3
+    [(paper_id, _)] = stored(database)
+    assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in WATCHERS}
+
+
+def test_a_chat_whose_row_was_pruned_is_not_sent_the_paper_again(
+    database: Database, clock: Clock
+) -> None:
+    """A sent row is deleted after delivery.keep_days, and a journal version comes months
+    after its preprint: the chat whose filter matched the preprint still does not get it."""
+    watch(database, clock, {1: WATCHERS[1], 2: WATCHERS[2]})
+    planner = Planner(FilterRules())
+    arrive(database, clock, PREPRINT)
+    planner.plan(database, now=clock())
+    [(paper_id, _)] = stored(database)
+    with database.session() as session:
+        assert deliveries.delete_deliveries(session, chat_ids=[1], paper_ids=[paper_id]) == 1
+    arrive(database, clock, PUBMED)
+    assert planner.plan(database, now=clock()).deliveries == 1
+    assert ledger(database) == {2: [(paper_id, 0)]}
+
+
+def test_a_newer_version_with_the_journals_doi_is_an_update_to_some_and_new_to_others(
+    database: Database, clock: Clock
+) -> None:
+    """bioRxiv's v2 names its journal version: chat 1 (updates on) got v1 and gets the update;
+    chat 5, following journal papers, never had it and gets it as new; chat 6, updates on but
+    matching neither version, nothing."""
+    watch(database, clock, {1: WATCHERS[1], 5: "src:journal", 6: "zebrafish"})
+    with database.session() as session:
+        for chat_id in (1, 6):
+            chats.update_chat(session, chat_id=chat_id, updates=True)
+    planner = Planner(FilterRules())
+    arrive(database, clock, PREPRINT)
+    planner.plan(database, now=clock())
+    arrive(database, clock, PUBLISHED)
+    report = planner.plan(database, now=clock())
+    assert (report.updates, report.deliveries) == (1, 2)
+    [(paper_id, _)] = stored(database)
+    assert ledger(database) == {1: [(paper_id, 0), (paper_id, 2)], 5: [(paper_id, 0)]}
+
+
+def test_a_chat_that_saved_the_preprint_gets_the_journal_version_as_a_follow_up_only(
+    database: Database, clock: Clock
+) -> None:
+    """Chat 2 saved the preprint (its filters never matched it): the PubMed record that its
+    MeSH filter matches is news of a paper it has, one follow-up row, not a new paper."""
+    watch(database, clock, {1: WATCHERS[1], 2: WATCHERS[2]})
+    planner = Planner(FilterRules())
+    arrive(database, clock, PREPRINT)
+    planner.plan(database, now=clock())
+    [(paper_id, _)] = stored(database)
+    with database.session() as session:
+        assert library.toggle_saved(session, chat_id=2, paper_id=paper_id, now=clock())
+    arrive(database, clock, PUBMED)
+    assert planner.plan(database, now=clock()).deliveries == 0
+    assert ledger(database) == {1: [(paper_id, 0)], 2: [(paper_id, JOURNAL_REVISION)]}

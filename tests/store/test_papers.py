@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlmodel import Session
 
-from bot.core.identity import Identity
+from bot.core.identity import Identity, filter_view
 from bot.core.paper import AnnounceType, Paper
 from bot.store import Database, papers
 
@@ -204,6 +204,30 @@ def test_papers_are_unmatched_until_marked_and_again_for_a_newer_version(
         papers.update_paper(session, paper_id=second, paper=paper(2), now=NOW)
         papers.mark_matched(session, paper_ids=[first, third], now=NOW)
         assert papers.unmatched_papers(session, limit=10) == []
+
+
+def test_a_matched_paper_given_another_record_waits_as_its_filters_first_saw_it(
+    any_database: Database,
+) -> None:
+    """`matched_as` marks a matched paper to be matched again, keeping the record as matched
+    (the first, when several records merge before planning); an unmatched paper is matched
+    whole anyway; marking it matched ends the wait."""
+    with any_database.session() as session:
+        first, second = insert(session, paper(1), paper(2))
+        papers.update_paper(session, paper_id=second, paper=paper(2), now=NOW, matched_as=paper(2))
+        assert papers.rematch_records(session, paper_ids=[first, second]) == {}
+        papers.mark_matched(session, paper_ids=[first, second], now=NOW)
+        pubmed = paper(1).with_changes(pmid="41999001", mesh=("Grid Cells",), journal="Cell")
+        papers.update_paper(session, paper_id=first, paper=pubmed, now=NOW, matched_as=paper(1))
+        later = pubmed.with_changes(journal="Cell Reports")
+        papers.update_paper(session, paper_id=first, paper=later, now=NOW, matched_as=pubmed)
+        assert papers.rematch_records(session, paper_ids=[first, second]) == {
+            first: filter_view(paper(1))
+        }
+        assert papers.unmatched_papers(session, limit=10) == [(first, later, False)]
+        papers.mark_matched(session, paper_ids=[first], now=NOW)
+        assert papers.unmatched_papers(session, limit=10) == []
+        assert papers.rematch_records(session, paper_ids=[first]) == {}
 
 
 def test_a_replacement_of_a_paper_never_seen_is_stored_but_not_counted_as_new(
