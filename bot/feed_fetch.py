@@ -74,12 +74,16 @@ class FeedFetcher:
         where a poll goes on when this one answers 304."""
         return self.following.get(url)
 
+    def forget(self, url: str) -> None:
+        """Ask for `url` unconditionally next time (what it answered was not stored)."""
+        self.validators.pop(url, None)
+        self.following.pop(url, None)
+
     def _remember(self, url: str, headers: httpx.Headers, content: bytes) -> None:
         """Keep what the answer's validators need to ask for it conditionally next time, and for
         a page of a paged answer, the page that follows it (a 304 has no content to find it in);
         an answer without validators, or one never asked conditionally, leaves nothing behind."""
-        self.validators.pop(url, None)
-        self.following.pop(url, None)
+        self.forget(url)
         kept = {ask: headers[got] for got, ask in VALIDATORS.items() if got in headers}
         if not kept or not _asked_conditionally(url):
             return

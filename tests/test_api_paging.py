@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from bot.core.listings.biorxiv import next_page
 from bot.core.listings.pubmed import (
@@ -21,7 +23,9 @@ from bot.core.listings.pubmed import (
     search_page,
 )
 from bot.feed_fetch import FeedFetcher
+from bot.service import feed_polling
 from bot.service.feed_polling import poll_feeds
+from bot.service.ingest import FileReport
 from bot.store import Database, papers
 from tests.conftest import Clock
 from tests.feed_server import FeedServer
@@ -112,6 +116,48 @@ def test_each_page_is_asked_for_conditionally_and_an_unchanged_one_is_passed(
     assert feeds.answered == [(INTERVAL, 304), (f"{INTERVAL}/100", 304), (last, 200)]
     assert (changed.status, changed.entries, changed.new) == ("ingested", 50, 0)
     assert changed.path == url  # the feed's report, whichever of its pages was read
+
+
+def test_a_page_whose_reading_broke_is_asked_for_whole_next_time(
+    database: Database, feeds: FeedServer, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database went away while a page was being stored: had its validators been kept, the
+    next poll's answer would be a 304 and the page skipped until it changed."""
+    serve(feeds, total=250)
+    fetcher = FeedFetcher(timeout=5)
+    url = feeds.base + INTERVAL
+    real = feed_polling.ingest_bytes
+
+    def unreachable_at_the_second_page(*args: Any, **kwargs: Any) -> FileReport:
+        if kwargs["path"].endswith("/100"):
+            raise OperationalError("INSERT", {}, Exception("database is unreachable"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(feed_polling, "ingest_bytes", unreachable_at_the_second_page)
+    with pytest.raises(OperationalError):
+        poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock)
+    monkeypatch.setattr(feed_polling, "ingest_bytes", real)
+    clock.advance(seconds=60)
+    feeds.answered.clear()
+    [second] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
+    assert feeds.answered == [(INTERVAL, 304), (f"{INTERVAL}/100", 200), (f"{INTERVAL}/200", 200)]
+    assert (second.status, second.new) == ("ingested", 150)
+    assert stored(database) == 250
+
+
+def test_a_page_that_cannot_be_read_is_asked_for_whole_next_time(
+    database: Database, feeds: FeedServer, clock: Clock
+) -> None:
+    serve(feeds, total=250)
+    feeds.feeds[f"{INTERVAL}/100"] = b'{"messages": [{"status": "ok"'  # cut short
+    fetcher = FeedFetcher(timeout=5)
+    url = feeds.base + INTERVAL
+    [first] = poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock).files
+    assert first.status == "failed"
+    clock.advance(seconds=600)  # past the back-off
+    feeds.answered.clear()
+    poll_feeds(database, [url], fetcher, poll_seconds=60, clock=clock)
+    assert (f"{INTERVAL}/100", 200) in feeds.answered
 
 
 def test_the_next_page_follows_the_answers_header() -> None:

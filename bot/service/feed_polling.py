@@ -38,6 +38,9 @@ class Fetcher(Protocol):
         """The page that followed this page of a paged answer when it was last read: where a
         poll goes on when the page has not changed."""
 
+    def forget(self, url: str) -> None:
+        """Ask for `url` unconditionally next time: what it answered was not stored."""
+
 
 DAY_SECONDS = 86_400
 
@@ -117,16 +120,23 @@ def _poll_pages(database: Database, url: str, fetcher: Fetcher, now: datetime) -
         if data is None:
             page_url = fetcher.page_after(page_url)
             continue
-        page = ingest_bytes(
-            database,
-            data,
-            path=masked_urls(page_url),
-            file_date=now.date(),
-            now=now,
-            retry_failed=False,
-        )
+        try:
+            page = ingest_bytes(
+                database,
+                data,
+                path=masked_urls(page_url),
+                file_date=now.date(),
+                now=now,
+                retry_failed=False,
+            )
+        except BaseException:
+            # kept validators would make the next poll's answer a 304 and skip the page until it
+            # changed: what it brought was never stored
+            fetcher.forget(page_url)
+            raise
         report = _with_page(report, page) if report else replace(page, path=shown)
         if report.status == FileStatus.FAILED:
+            fetcher.forget(page_url)
             break
         text = data.decode("utf-8", "replace") if is_paged_address(page_url) else ""
         page_url = next_page(page_url, text) if text else None
