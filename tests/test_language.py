@@ -23,6 +23,15 @@ def test_a_new_chat_speaks_the_first_speakers_language_until_changed(tmp_path: P
     assert "This chat's language: English (en)." in back.stdout
 
 
+def test_a_chat_made_without_a_language_keeps_english_whoever_speaks_next(tmp_path: Path) -> None:
+    """A chat made before languages were kept (or by an update without one) has read English: a
+    member's next word in German does not change it for everyone; /language does."""
+    (tmp_path / "inbox").mkdir()
+    assert paperbot(tmp_path, "console", stdin="/list\n", env=ENV).returncode == 0
+    later = paperbot(tmp_path, "console", "--language", "de", stdin="/language\n", env=ENV)
+    assert "This chat's language: English (en)." in later.stdout
+
+
 def test_an_unknown_language_is_named_with_the_choices(tmp_path: Path) -> None:
     (tmp_path / "inbox").mkdir()
     result = paperbot(tmp_path, "console", stdin="/language tlh\n", env=ENV)

@@ -38,8 +38,8 @@ class Chat:
     quiet_from: str | None = None  # quiet hours, local HH:MM to HH:MM (None: none)
     quiet_to: str | None = None
     quiet_silent: bool = False  # in the window: sent without a notification, not held
-    # the reader's language (bot/i18n.py): the first update's language_code, or /language;
-    # None until either (English)
+    # the reader's language (bot/i18n.py): the language_code of the update that made the chat,
+    # or /language's; None: English (a chat made before languages were kept, or without one)
     language: str | None = None
     # follow-ups of the papers the chat 👍'd or saved (/followups): on unless turned off
     followups: bool = True

@@ -240,8 +240,8 @@ class Paperbot:
         return chat_id in self.settings.admin.chat_ids
 
     def enter(self, chat_id: int, kind: str, language: str | None = None) -> Chat:
-        """The chat that speaks, registered at its first word; its language, when it has none,
-        the speaker's (Telegram's language_code, read as an offered language)."""
+        """The chat that speaks, registered at its first word; a new chat in the speaker's
+        language (Telegram's language_code, read as an offered language)."""
         offered = i18n.normalize(language) if language else None
         return chats.enter(
             self.database, chat_id=chat_id, kind=kind, now=self.clock(), language=offered

@@ -14,7 +14,7 @@ def enter(
     database: Database, *, chat_id: int, kind: str, now: datetime, language: str | None = None
 ) -> Chat:
     """The chat that speaks, registered on first contact; a chat that had blocked the bot (or
-    removed it) is active again; a chat without a language takes the speaker's."""
+    removed it) is active again; a new chat takes the speaker's language."""
     with database.session() as session:
         return chats.register_chat(session, chat_id=chat_id, kind=kind, now=now, language=language)
 

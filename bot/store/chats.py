@@ -54,17 +54,19 @@ def get_chat(session: Session, *, chat_id: int) -> Chat | None:
 def register_chat(
     session: Session, *, chat_id: int, kind: str, now: datetime, language: str | None = None
 ) -> Chat:
-    """The chat, created on first contact; an inactive chat (blocked, removed) becomes active.
-    A chat without a language takes the one given (the speaker's), once."""
+    """The chat, created on first contact in the language given (the speaker's); an inactive
+    chat (blocked, removed) becomes active. Only a new chat takes the speaker's language: a chat
+    made before languages were kept has read English, and any member's next word must not
+    change that for everyone."""
     row = session.get(ChatTable, chat_id)
     if row is None:
-        row = ChatTable(id=chat_id, kind=kind, created_at=now, last_digest_at=now)
+        row = ChatTable(
+            id=chat_id, kind=kind, created_at=now, last_digest_at=now, language=language
+        )
         session.add(row)
     elif not row.active:
         row.active, row.inactive_reason = True, None
     row.kind = kind
-    if row.language is None and language is not None:
-        row.language = language
     session.flush()
     return _to_chat(row)
 

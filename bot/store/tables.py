@@ -110,7 +110,8 @@ class ChatTable(SQLModel, table=True):
     quiet_from: str | None = Field(default=None, max_length=5)  # HH:MM, local; None: no quiet hours
     quiet_to: str | None = Field(default=None, max_length=5)
     quiet_silent: bool = False  # in the window: send without a notification instead of holding
-    # the reader's language (bot/i18n.py); None until the first update's language_code sets it
+    # the reader's language (bot/i18n.py): the creating update's language_code or /language's;
+    # None: English
     language: str | None = Field(default=None, max_length=16)
     # follow-ups of the papers the chat 👍'd or saved: new versions with a venue, a journal
     # reference, a DOI, the journal version (bot/service/followups.py)
