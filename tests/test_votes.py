@@ -234,7 +234,7 @@ async def test_export_counts_the_votes_without_who_and_import_passes_over_them(
     await press_button(runtime, member(CAT), f"dislike:{rows['2607.00008']}")
     exported = await say(runtime, "/export", member(DAN))
     assert exported.startswith(
-        "Your filters, ratings and votes, one per line (send them back with /import; the "
+        "Your filters, ratings, and votes, one per line (send them back with /import; the "
         "members' votes are counted per paper in # lines, which /import passes over):\n"
     )
     assert "# votes 2607.00001: 👍 2, 👎 1\n# votes 2607.00008: 👍 0, 👎 1" in exported
