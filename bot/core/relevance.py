@@ -92,6 +92,10 @@ AUTHORS = False
 # TF-IDF (AUTHORS above) could not say it; above 0.5 a 30-paper library's many co-authors crowd
 # out its topic.
 AUTHOR_WEIGHT = 0.5
+# ...counted for at most AUTHOR_HITS of a paper's authors: one 👍 on a paper of a large
+# collaboration (100 authors kept) would otherwise lift every later paper of it by 50 log-odds,
+# above anything its text says.
+AUTHOR_HITS = 2
 # A filter's match strength as a prior the model adjusts: a paper gains FILTER_PRIOR (log-odds)
 # for matching the chat's filters and as much again for a title hit, so that with few ratings the
 # order does not fall below the filter's. Same runs, on top of AUTHOR_WEIGHT 0.5:
@@ -311,7 +315,8 @@ class ChatModel:
         if AUTHOR_WEIGHT and vectors.authors:
             rows = vectors.rows_by_author
             hits = [row for name in self.authors for row in rows.get(name, ())]
-            scores += AUTHOR_WEIGHT * np.bincount(hits, minlength=len(scores))
+            counted = np.minimum(np.bincount(hits, minlength=len(scores)), AUTHOR_HITS)
+            scores += AUTHOR_WEIGHT * counted
         return scores
 
     def reasons(self, vectors: Vectors, row: int = 0, n: int = 3) -> list[str]:

@@ -221,6 +221,28 @@ def test_a_liked_author_lifts_their_next_paper(text_model: TextModel) -> None:
     assert semantic.vectors([theirs]).authors == (("Ada Lovelace", "Someone Else"),)
 
 
+def test_a_large_collaborations_next_paper_is_lifted_no_more_than_two_authors(
+    text_model: TextModel,
+) -> None:
+    """One 👍 on a paper of a hundred authors: their next paper is lifted as for two of them,
+    not by fifty log-odds above anything its text says."""
+    members = tuple(f"Member {n}" for n in range(100))
+
+    def of_members(plain: Paper) -> Paper:
+        return Paper(
+            title=plain.title, abstract=plain.abstract, source="test", arxiv_id=plain.arxiv_id,
+            authors=members,
+        )  # fmt: skip
+
+    model = ChatModel.train(
+        text_model, [of_members(paper("robots", n)) for n in range(3)], [], window()
+    )
+    assert model is not None
+    vectors = text_model.vectors([of_members(paper("proteins", 40)), paper("proteins", 40)])
+    lead = model.scores(vectors)[0] - model.scores(vectors)[1]
+    assert lead == pytest.approx(relevance.AUTHOR_HITS * relevance.AUTHOR_WEIGHT)
+
+
 @pytest.mark.parametrize(
     ("matched", "in_title", "added"),
     [(False, False, 0), (True, False, 1), (True, True, 2)],
