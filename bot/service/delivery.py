@@ -500,13 +500,6 @@ class Postman:
 
     # -- messages outside the ledger -----------------------------------------------------------
 
-    def translator(self, chat_id: int, speaker: str | None = None) -> Translator:
-        """The chat's translator, for what the bot says without a command (a flood's notice, an
-        error); the speaker's language (Telegram's language_code) before the chat has one."""
-        with self.database.session() as session:
-            chat = chats.get_chat(session, chat_id=chat_id)
-        return translator(chat.language if chat and chat.language else speaker)
-
     async def send_card(self, chat_id: int, row_id: int, topic: int | None = None) -> bool:
         """A digest entry's button: the paper's whole card (abstract, comments, links, the
         filters it matched), into the topic of the button's message. False when the row is not

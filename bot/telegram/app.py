@@ -116,7 +116,7 @@ def _translator(update: object, context: Context) -> Translator:
     if chat is None:
         return i18n.translator(speaker)
     try:
-        return context.runtime.postman.translator(chat.id, speaker)
+        return context.runtime.app.translator(chat.id, speaker)
     except Exception:  # the database may be the very trouble being told about: say it anyway
         log.warning("could not read chat %d's language; the speaker's instead", chat.id)
         return i18n.translator(speaker)
