@@ -1,16 +1,17 @@
 """What a new record of a paper a chat liked or saved brings that is worth a follow-up, and the
 follow-up as the chat reads it.
 
-Pure: the service compares the stored record with the new one and, for a chat that 👍'd or
-saved the paper, writes a ledger row for what this returns (once per paper and revision: the
-version, or JOURNAL for the journal version); the rows are sent as `render_followup` writes them.
+Pure: the service compares the stored record with the new one, leaves out what the paper's
+earlier follow-ups told (`untold`), and, for a chat that 👍'd or saved the paper, writes a
+ledger row for what is left, under the paper's next news revision (`revision_of`); the rows are
+sent as `render_followup` writes them.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.core.chat import Delivery
@@ -23,7 +24,9 @@ from bot.core.render import LINK_MAX, MESSAGE_LIMIT, TITLE_SHOWN, UNTITLED, fit,
 _VENUE = re.compile(
     r"\b(?:accepted|to appear|published|camera[- ]ready|in press)\b[^.;]*", re.IGNORECASE
 )
-JOURNAL = -1  # the ledger's revision of a paper's journal version (its versions are 1, 2, ...)
+# The ledger's revision of a paper's journal version (its versions are 1, 2, ...); the news
+# that comes without a new version goes out as JOURNAL - 1, JOURNAL - 2, ... in turn.
+JOURNAL = -1
 VENUE_SHOWN = 120  # characters of a venue note or a journal reference
 DOI_SHOWN = 80
 ICON = "🔁"
@@ -63,13 +66,31 @@ def followup(before: Paper, after: Paper) -> Followup | None:
     return Followup(after.version if newer else None, venue, journal_ref, doi, journal)
 
 
-def revision_of(news: Followup, paper: Paper) -> int:
-    """The ledger revision a follow-up goes out as: its new version; JOURNAL for a journal
-    version found without one; else the version the news came with (a journal reference added
-    to the version the chat has). A revision the chat's ledger holds is news it had."""
-    if news.version:
+def untold(news: Followup, told: Iterable[Followup]) -> Followup | None:
+    """`news` without what the paper's recorded follow-ups told (an older record read after a
+    newer one brings its journal reference back as a change), or None when nothing is left."""
+    told = list(told)
+    venue = None if news.venue in {f.venue for f in told} else news.venue
+    journal_ref = None if news.journal_ref in {f.journal_ref for f in told} else news.journal_ref
+    doi = None if news.doi in {f.doi for f in told} else news.doi
+    journal = None if news.journal in {f.journal for f in told} else news.journal
+    if not (venue or journal_ref or doi or journal):
+        return None
+    version = None if news.version in {f.version for f in told} else news.version
+    return Followup(version, venue, journal_ref, doi, journal)
+
+
+def revision_of(news: Followup, taken: Collection[int]) -> int:
+    """The ledger revision a follow-up goes out as, given the revisions of the paper's recorded
+    follow-ups: its new version (the slot of that version's update, so a chat that follows
+    updates and matched the paper gets one message); JOURNAL for a journal version; else the
+    paper's next news below them (JOURNAL - 1, ...), so each piece of news about one version (a
+    venue, then a journal reference, then a DOI) has a row of its own in every chat's ledger."""
+    if news.version and news.version not in taken:
         return news.version
-    return JOURNAL if news.journal else paper.version or 1
+    if news.journal and JOURNAL not in taken:
+        return JOURNAL
+    return min([JOURNAL, *taken]) - 1
 
 
 def is_followup(row: Delivery) -> bool:

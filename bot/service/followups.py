@@ -4,10 +4,11 @@ ledger rows, at once to instant chats and under a "Follow-ups" heading in digest
 
 A follow-up is recorded in the transaction that stores the paper's new record (ingest's), as a
 ledger row of each following chat (pending -> sending -> sent, as every row): a crash between
-the two loses neither, and a listing read again finds nothing new to tell. Its row is the
-chat's (paper, revision) row, revision the paper's version (or JOURNAL): a chat that follows
-updates and matches the paper gets the follow-up in place of the update, one message, and a
-version whose row the chat has is never followed up."""
+the two loses neither, and a listing read again finds nothing new to tell (what the paper's
+recorded follow-ups told is left out of its news). Its row is the chat's (paper, revision)
+row: for a new version, the version, so a chat that follows updates and matches the paper gets
+the follow-up in place of the update, one message; for news of the version at hand (a venue,
+then a journal reference, then a DOI), the paper's next news revision, each told once."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from bot.core.followups import (
     is_followup,
     render_followup,
     revision_of,
+    untold,
 )
 from bot.core.paper import Paper
 from bot.i18n import translator
@@ -38,23 +40,28 @@ Change = tuple[int, Paper, Paper]
 
 
 def record_followups(session: Session, *, changes: Sequence[Change], now: datetime) -> int:
-    """For each changed paper whose change is news, what it tells and one ledger row per chat
-    following it; how many rows are new (a revision the chat's ledger holds adds none)."""
+    """For each changed paper whose change is news its follow-ups have not told, what it tells
+    and one ledger row per chat following it; how many rows are new (a revision the chat's
+    ledger holds adds none)."""
     newsworthy = [
-        (paper_id, news, after)
+        (paper_id, news)
         for paper_id, before, after in changes
         if (news := followup(before, after)) is not None
     ]
     if not newsworthy:
         return 0
-    following = followups.followers(session, paper_ids=[paper_id for paper_id, _, _ in newsworthy])
+    following = followups.followers(session, paper_ids=[paper_id for paper_id, _ in newsworthy])
+    told = followups.recorded(session, paper_ids=following)
     rows: list[tuple[int, int, int, list[int]]] = []
-    for paper_id, news, after in newsworthy:
+    for paper_id, change in newsworthy:
         if paper_id not in following:  # nobody to tell: nothing kept
             continue
-        revision = revision_of(news, after)
-        followups.record_news(session, paper_id=paper_id, revision=revision, news=news, now=now)
-        rows += [(chat_id, paper_id, revision, []) for chat_id in following[paper_id]]
+        earlier = told.get(paper_id, {})
+        if (news := untold(change, earlier.values())) is None:
+            continue
+        revision = revision_of(news, earlier.keys())
+        if followups.record_news(session, paper_id=paper_id, revision=revision, news=news, now=now):
+            rows += [(chat_id, paper_id, revision, []) for chat_id in following[paper_id]]
     if not rows:
         return 0
     added = deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=now)

@@ -1,4 +1,5 @@
-"""Follow-ups: what each tells, once per paper and revision, and who follows a paper (the chats
+"""Follow-ups: what each tells, once per paper and revision (bot/core/followups.py's
+`revision_of`), and who follows a paper (the chats
 that 👍'd or saved it and have follow-ups on). Their ledger rows are in bot/store/deliveries.py."""
 
 from __future__ import annotations
@@ -38,19 +39,30 @@ def record_news(
     return True
 
 
+def recorded(session: Session, *, paper_ids: Iterable[int]) -> dict[int, dict[int, Followup]]:
+    """The recorded follow-ups of these papers, by paper and revision (a paper without any left
+    out)."""
+    found: dict[int, dict[int, Followup]] = defaultdict(dict)
+    for chunk in id_chunks(sorted(set(paper_ids))):
+        statement = select(FollowupTable).where(col(FollowupTable.paper_id).in_(chunk))
+        for row in session.exec(statement):
+            news = Followup(row.version, row.venue, row.journal_ref, row.doi, row.journal)
+            found[row.paper_id][row.revision] = news
+    return dict(found)
+
+
 def news_of(
     session: Session, *, keys: Iterable[tuple[int, int]]
 ) -> dict[tuple[int, int], Followup]:
     """The recorded follow-ups of these (paper, revision) pairs."""
     wanted = set(keys)
-    found: dict[tuple[int, int], Followup] = {}
-    for chunk in id_chunks(sorted({paper_id for paper_id, _ in wanted})):
-        statement = select(FollowupTable).where(col(FollowupTable.paper_id).in_(chunk))
-        for row in session.exec(statement):
-            if (key := (row.paper_id, row.revision)) in wanted:
-                news = Followup(row.version, row.venue, row.journal_ref, row.doi, row.journal)
-                found[key] = news
-    return found
+    found = recorded(session, paper_ids={paper_id for paper_id, _ in wanted})
+    return {
+        (paper_id, revision): news
+        for paper_id, revisions in found.items()
+        for revision, news in revisions.items()
+        if (paper_id, revision) in wanted
+    }
 
 
 def followers(session: Session, *, paper_ids: Sequence[int]) -> dict[int, list[int]]:

@@ -143,7 +143,8 @@ class FilterTable(SQLModel, table=True):
 
 class DeliveryTable(SQLModel, table=True):
     """One row per (chat, paper, revision): revision 0 is the paper's first delivery, a newer
-    version n (for chats with updates on) is revision n. Unique, so nothing goes out twice.
+    version n (for chats with updates on) is revision n, a follow-up's negative revisions are
+    the paper's news without a new version (FollowupTable). Unique, so nothing goes out twice.
     Its chat and paper are checked once a batch rather than by foreign keys, per row
     (deliveries.add_deliveries says why).
 
@@ -328,9 +329,10 @@ class LibraryImportTable(SQLModel, table=True):
 
 
 class FollowupTable(SQLModel, table=True):
-    """What a follow-up tells of a paper, once per paper and revision (the ledger's: its version,
-    or JOURNAL for its journal version): the ledger's follow-up rows of every chat that 👍'd or
-    saved it read it when they are sent, so each says what changed when it was recorded."""
+    """What a follow-up tells of a paper, once per paper and revision (the ledger's: its new
+    version, JOURNAL for its journal version, or the paper's next news below it): the ledger's
+    follow-up rows of every chat that 👍'd or saved it read it when they are sent, so each says
+    what changed when it was recorded; a paper's rows are what its follow-ups told."""
 
     __tablename__ = "followup"
 

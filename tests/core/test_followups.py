@@ -15,6 +15,7 @@ from bot.core.followups import (
     is_followup,
     render_followup,
     revision_of,
+    untold,
     venue_of,
 )
 from bot.core.i18n import Translator
@@ -53,15 +54,32 @@ def test_venue_of_reads_acceptance_from_comments() -> None:
     assert venue_of(None) is None
 
 
-def test_the_revision_is_the_new_version_else_the_journal_version_else_the_version_at_hand() -> (
-    None
-):
-    v3 = replace(V1, version=3)
-    assert revision_of(Followup(3, "Accepted at X", None, None, None), v3) == 3
-    assert revision_of(Followup(None, None, None, "10.1/x", "Nature"), V1) == JOURNAL
-    assert revision_of(Followup(None, None, "J. 1 (2027)", None, None), v3) == 3
-    unversioned = replace(V1, version=None)
-    assert revision_of(Followup(None, None, None, "10.1/x", None), unversioned) == 1
+def test_the_revision_is_the_new_version_else_the_journal_version_else_the_next_news() -> None:
+    venue = Followup(3, "Accepted at X", None, None, None)
+    published = Followup(None, None, None, "10.1/x", "Nature")
+    reference = Followup(None, None, "J. 1 (2027)", None, None)
+    assert revision_of(venue, []) == 3
+    assert revision_of(published, []) == JOURNAL
+    assert revision_of(reference, []) == JOURNAL - 1
+    assert revision_of(reference, [3]) == JOURNAL - 1
+    assert revision_of(reference, [3, JOURNAL - 1]) == JOURNAL - 2
+    assert revision_of(published, [JOURNAL, 2]) == JOURNAL - 1
+    assert revision_of(venue, [3, JOURNAL - 1]) == JOURNAL - 2  # a version told: its next news
+
+
+def test_untold_leaves_out_what_the_papers_follow_ups_told() -> None:
+    told = [Followup(2, "Accepted at ICLR 2027", None, None, None)]
+    replaced = Followup(None, "Accepted at ICLR 2027", "J. 1 (2027)", "10.1/x", None)
+    assert untold(replaced, told) == Followup(None, None, "J. 1 (2027)", "10.1/x", None)
+    told.append(Followup(None, None, "J. 1 (2027)", "10.1/x", None))
+    assert untold(replaced, told) is None  # read again
+    assert untold(Followup(2, None, "J. 1 (2027)", None, None), []) == Followup(
+        2, None, "J. 1 (2027)", None, None
+    )
+    assert untold(Followup(2, None, "J. 2 (2027)", None, None), told) == Followup(
+        None, None, "J. 2 (2027)", None, None
+    )
+    assert untold(Followup(3, None, "J. 1 (2027)", None, None), told) is None  # a version alone
 
 
 def test_a_follow_up_row_is_one_no_filter_matched() -> None:

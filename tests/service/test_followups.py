@@ -1,7 +1,7 @@
 """Follow-ups end to end below Telegram: listings ingested into a real database, planned, and
 sent by the postman to a recording transport. A 👍'd or saved paper's news goes out once, at
 once to an instant chat and under "Follow-ups" in a digest; the same listing again, /followups
-off, or a version the chat already had bring nothing."""
+off, or a version without news bring nothing."""
 
 from __future__ import annotations
 
@@ -154,17 +154,72 @@ async def test_a_liked_papers_v2_with_a_journal_reference_follows_up_once(world:
     assert [text for text in world.texts(1) if text.startswith("🔁")] == [followup]
 
 
-async def test_a_version_without_news_or_one_already_had_brings_nothing(world: World) -> None:
+async def test_a_version_without_news_brings_an_update_and_its_later_news_a_follow_up(
+    world: World,
+) -> None:
     world.chat(1, mode="instant", updates=True)
     world.arrive(arxiv_rss(item(1)))
     world.like(1)
     world.arrive(arxiv_rss(item(2)))  # a typo fixed: an update, for a chat that follows them
     await world.postman.deliver_instant()
     assert world.rows(1) == [(0, "sent"), (2, "sent")]
+    assert not any(text.startswith("🔁") for text in world.texts(1))
     world.arrive(arxiv_rss(item(2, journal_ref=REF)))  # v2 again, now with its reference
     await world.postman.deliver_instant()
-    assert world.rows(1) == [(0, "sent"), (2, "sent")]  # v2 was had: no follow-up
-    assert not any(text.startswith("🔁") for text in world.texts(1))
+    assert world.rows(1) == [(0, "sent"), (2, "sent"), (JOURNAL - 1, "sent")]
+    assert world.texts(1)[-1].startswith(f"🔁 {REF} — ")
+
+
+async def test_each_piece_of_news_of_one_version_is_told_once(world: World) -> None:
+    """v2 with its journal reference, then a replacement of the same v2 that adds its DOI: two
+    follow-ups, each once, and either listing read again tells nothing."""
+    world.chat(1, mode="instant")
+    world.arrive(arxiv_rss(item(1)))
+    await world.postman.deliver_instant()
+    world.like(1)
+    referenced = arxiv_rss(item(2, journal_ref=REF))
+    published = arxiv_rss(item(2, journal_ref=REF, doi="10.5555/jmlr.1"))
+    world.arrive(referenced)
+    await world.postman.deliver_instant()
+    world.arrive(published)
+    await world.postman.deliver_instant()
+    notes = [text for text in world.texts(1) if text.startswith("🔁")]
+    link = f'<a href="https://arxiv.org/abs/{ID}">{TITLE}</a>'
+    assert notes == [
+        f"🔁 v2 · {REF} — {link}",
+        f'🔁 doi:<a href="https://doi.org/10.5555/jmlr.1">10.5555/jmlr.1</a> — {link}',
+    ]
+    world.arrive(referenced, "referenced again.xml")
+    world.arrive(published, "published again.xml")
+    await world.postman.deliver_instant()
+    assert [text for text in world.texts(1) if text.startswith("🔁")] == notes
+    assert world.rows(1) == [(0, "sent"), (2, "sent"), (JOURNAL - 1, "sent")]
+
+
+async def test_a_mailings_replacement_of_an_accepted_version_tells_its_reference(
+    world: World,
+) -> None:
+    """arXiv's mailing of a replacement names no version (identity.merge's "replaced"): the
+    journal reference and DOI it adds to a version whose venue was told are news too."""
+    world.chat(1, mode="instant")
+    world.arrive((LISTINGS / "email.txt").read_bytes(), "mailing1.txt")
+    with world.database.session() as session:
+        [(paper_id, _)] = papers.papers_by_arxiv_id(session, arxiv_ids=["2502.13163"]).values()
+    world.like(1, paper_id)
+    full = (LISTINGS / "email_journal_ref.txt").read_bytes()
+    reference = b"Journal-ref: ACM Comput. Surv. 58 (2026) 1-35\nDOI: 10.1145/3700001\n"
+    accepted = full.replace(reference, b"")
+    assert accepted != full
+    world.arrive(accepted, "mailing2.txt")
+    world.arrive(full, "mailing3.txt")
+    world.arrive(accepted + b"\n", "mailing4.txt")  # an older record again: nothing
+    await world.postman.deliver_instant()
+    notes = [text for text in world.texts(1) if text.startswith("🔁")]
+    assert [note.split(" — ")[0] for note in notes] == [
+        "🔁 Accepted at ICSE 2027",
+        "🔁 ACM Comput. Surv. 58 (2026) 1-35 · "
+        'doi:<a href="https://doi.org/10.1145/3700001">10.1145/3700001</a>',
+    ]
 
 
 async def test_a_follow_up_and_an_update_of_the_same_version_are_one_message(world: World) -> None:

@@ -36,6 +36,21 @@ def test_news_is_kept_once_per_paper_and_revision_as_first_recorded(
     assert found == {(paper, 2): v2, (paper, JOURNAL): published}
 
 
+def test_recorded_gives_each_papers_follow_ups_by_revision(any_database: Database) -> None:
+    venue = Followup(2, "Accepted at ICLR 2027", None, None, None)
+    reference = Followup(None, None, "J. 1 (2027)", "10.1/x", None)
+    with any_database.session() as session:
+        [paper, other, quiet] = stored_papers(session, 3)
+        record = {"session": session, "now": NOW}
+        assert followups.record_news(**record, paper_id=paper, revision=2, news=venue)
+        assert followups.record_news(**record, paper_id=paper, revision=JOURNAL - 1, news=reference)
+        assert followups.record_news(**record, paper_id=other, revision=JOURNAL - 1, news=venue)
+    with any_database.session() as session:
+        assert followups.recorded(session, paper_ids=[paper, quiet]) == {
+            paper: {2: venue, JOURNAL - 1: reference}
+        }
+
+
 def test_followers_are_the_chats_that_liked_or_saved_with_follow_ups_on(
     any_database: Database,
 ) -> None:
