@@ -149,7 +149,7 @@ COMMANDS: list[Command] = [
     Command(
         "language",
         "[CODE]",
-        N_("the language I write in here (de, es, pt-br, ru, zh, ja, en)"),
+        N_("the language I write in here; alone: the choices"),
         language,
         manages=True,
     ),
