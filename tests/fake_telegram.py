@@ -175,6 +175,7 @@ class FakeTelegram:
         self.chaotic: dict[str, Chaos] = {}  # method -> its random faults
         self.lost: set[tuple[int, int]] = set()  # (chat, message id) sent, answer never received
         self.files: dict[str, bytes] = {}  # file_path -> what a user sent (getFile serves it)
+        self.downloads: list[str] = []  # the file_paths the bot downloaded, in order
         self.file_ids = itertools.count(1)
         # (chat, message id) -> (file name, bytes) of the files the bot sent (sendDocument)
         self.documents: dict[tuple[int, int], tuple[str, bytes]] = {}
@@ -194,6 +195,8 @@ class FakeTelegram:
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 match = FILE_PATH.match(self.path)
                 data = fake.files.get(match.group(2)) if match else None
+                if match and data is not None:
+                    fake.downloads.append(match.group(2))
                 if data is None:
                     self.send_error(404)
                     return

@@ -186,13 +186,17 @@ async def on_document(update: Update, context: Context) -> None:
     if _admitted(update, context) is not Verdict.ANSWER:
         return
     document = message.document
+    size, found = document.file_size, None
+    if not size:  # Telegram leaves it out at times: getFile tells it before a byte is fetched
+        found = await document.get_file()
+        size = found.file_size
 
     async def read() -> bytes:
-        found = await document.get_file()
-        return bytes(await found.download_as_bytearray())
+        fetched = found or await document.get_file()
+        return bytes(await fetched.download_as_bytearray())
 
     caller = _caller(update, context)
-    reply = await import_file(context.runtime, caller, document.file_size, read)
+    reply = await import_file(context.runtime, caller, size, read)
     await _answer(message, reply)
 
 

@@ -159,6 +159,7 @@ async def test_bad_files_get_a_clear_answer_and_change_nothing(world: World) -> 
     huge = b"@misc{a, eprint={2607.00001}}\n" + b"%" * 10_000_000
     said = await send_file(world, ADA, "huge.bib", huge, size=0)  # a size Telegram left out
     assert said["text"].startswith("Nothing imported: the file is 10.0 MB")
+    assert world.server.downloads == []  # getFile told its size: refused before fetching it
     pdf = b"%PDF-1.7\n\x00\x01\x02\x03binary" * 100
     binary = await send_file(world, ADA, "paper.pdf", pdf)
     assert binary["text"] == (
