@@ -30,7 +30,8 @@ order), and `start 8 + k=5`, those answers and then the k=5 feedback. A library 
               to the 👍 papers' centroid (SimilarTo) with the same prior. Library users: the
               model alone (an import brings no filter).
     keyword+tfidf  what the chat sees in paperbot: its keyword filter's matches (all a digest
-              lists) first, ordered by its tfidf model (no prior), then the others by the model.
+              lists) first, ordered by its tfidf model (no prior), then the others by the model;
+              with DIGEST_PRIOR=1 the prior too, whose title hit is all that moves a digest.
     semantic  when wordllama is installed (--no-semantic skips it): the same ChatModel on the
               TextModel's vectors with wordllama's static embedding beside them
               (bot/core/semantic.py), the model loaded from its package folder, offline.
@@ -97,6 +98,15 @@ START_DISLIKES = True  # the starters' 👎 train the model as negatives
 BACKGROUND = 300  # past papers a chat's model sees as weak negatives
 MAX_SHARE = 0.25  # interests broader than this are left out
 SEED = 13
+# keyword+tfidf with bot/core/relevance.py's filter prior added (with_filter_prior), whose title
+# hit is all that moves a digest's order.
+# keyword+tfidf at k=5 (off, or on at FILTER_PRIOR 0.125, 0.25, 0.5), all users and category /
+# pair / authors:
+#   chosen on 9 days   off .204, .304/.208/.123; 0.125 .201, .307/.203/.120;
+#                      0.25 .199, .302/.212/.108; 0.5 .195, .300/.219/.091
+#   reported, 18 days  off .118, .199/.087/.069; 0.25 .118, .195/.091/.068
+# Within noise, and falling with the weight on the chosen days: the bot leaves it out.
+DIGEST_PRIOR = False
 WORDLLAMA = f"wordllama {MODEL} {DIMENSIONS}"
 
 Scorer = Callable[[Sequence[Paper]], np.ndarray]
@@ -336,9 +346,10 @@ def rank_user(
             prior = {d: (keyword[d] > 0, keyword[d] >= 1000) for d in days}
             scores[name] = {d: relevance.with_filter_prior(model[d], *prior[d]) for d in days}
         # what a chat sees: its filter's matches first (a digest lists only them), ranked by
-        # its model within (no prior: bot/service/ranking.py); then the rest by the model
+        # its model within (bot/service/ranking.py: no prior); then the rest by the model
         # (log-odds and cosines are far below 1e6)
-        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + raw[d] for d in days}
+        scores["keyword+tfidf"] = {d: (keyword[d] > 0) * 1e6 + digest(raw[d], keyword[d])
+                                   for d in days}  # fmt: skip
         for name, by_day in scores.items():
             rows = [measures(by_day[d], labels[d], rng) for d in days]
             figures[name][k] = tuple(map(mean, zip(*rows, strict=True)))
@@ -353,6 +364,14 @@ def rank_user(
         for name in ("keyword", "random"):
             figures[name][LIBRARY] = figures[name][max(KS)]
     return figures
+
+
+def digest(model: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+    """The model's scores as a digest orders its matches: alone, or with DIGEST_PRIOR the
+    filter's prior added (a match, a title hit)."""
+    if not DIGEST_PRIOR:
+        return model
+    return relevance.with_filter_prior(model, keyword > 0, keyword >= 1000)
 
 
 def starters(program: Any, split: Split) -> list[Paper]:
@@ -470,6 +489,7 @@ def evaluate(days: list[list[Paper]], count: int, embed: Embed | None) -> dict[s
         | {
             name: precision(rows, name, LIBRARY if sample.startswith("library") else 5)
             for name in ("random", "keyword", *split.featurizers)
+            + (() if sample.startswith("library") else ("keyword+tfidf",))  # no filter: no digest
         }
         | {
             f"{name} {k}": precision(rows, name, k)

@@ -29,4 +29,5 @@ def test_the_json_reports_the_start_conditions_for_every_sample() -> None:
     samples = figures["precision_at_10_by_sample"]
     assert {"authors", "category", "pair"} <= set(samples)
     for name in ("authors", "category", "pair"):
-        assert {"keyword", "tfidf", "tfidf start 8", "tfidf start 8 + k=5"} <= set(samples[name])
+        conditions = {"keyword", "tfidf", "keyword+tfidf", "tfidf start 8", "tfidf start 8 + k=5"}
+        assert conditions <= set(samples[name])
