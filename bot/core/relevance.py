@@ -97,30 +97,12 @@ AUTHOR_WEIGHT = 0.5
 # above anything its text says. bench/relevance.py's figures are the same to the third digit
 # with the cap as without (60 users, 18 days).
 AUTHOR_HITS = 2
-# A filter's match strength as a prior the model adjusts: a paper gains FILTER_PRIOR (log-odds)
-# for matching the chat's filters and as much again for a title hit, so that with few ratings the
-# order does not fall below the filter's. Same runs, on top of AUTHOR_WEIGHT 0.5:
-#   chosen on 9 days   0 .267/.192/.191; 0.25 .302/.205/.166; 0.5 .298/.218/.134;
-#                      1 .296/.206/.071; 2 .284/.207/.048
-#   reported, 18 days  0 .173/.080/.100; 0.25 .191/.096/.090 (at k=1, .057 -> .090)
-# It pushes an author user's papers outside the filter's words down (.010 on the reported days):
-# kept at 0.25, where the category and pair users gain more than that.
-FILTER_PRIOR = 0.25
 # Tried and left out: the filter's 100 newest recent matches as weak positives (weight 0.03)
 # while a chat has fewer than MIN_LIKES 👍, so that the starters' answers train a model at once.
 # Chosen days: start 8 .120 -> .139, k=1 .132 -> .161; reported days: start 8 .086 -> .079
 # (pair users .080 -> .064), k=1 .090 -> .102. The eight answers hold 0.6 👍 on average.
 # Nor the 👍 papers' centroid added to the coefficients (chosen days, ×1: .304/.200/.162, ×3:
-# .296/.203/.136, against .302/.205/.166).
-
-
-def with_filter_prior(
-    scores: Array, matched: npt.NDArray[np.bool_], in_title: npt.NDArray[np.bool_]
-) -> Array:
-    """A model's scores with the filters' prior added (FILTER_PRIOR: a match, a title hit).
-    The bench's default model over all papers; a digest lists only the filters' matches, ranked
-    by the model alone, so there only the title hit would move the order."""
-    return scores + FILTER_PRIOR * (matched.astype(np.float64) + in_title.astype(np.float64))
+# .296/.203/.136, against .302/.205/.166: bench/relevance.py's tfidf, with its filter prior).
 
 
 class ModelMismatch(ValueError):

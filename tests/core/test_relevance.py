@@ -241,14 +241,3 @@ def test_a_large_collaborations_next_paper_is_lifted_no_more_than_two_authors(
     vectors = text_model.vectors([of_members(paper("proteins", 40)), paper("proteins", 40)])
     lead = model.scores(vectors)[0] - model.scores(vectors)[1]
     assert lead == pytest.approx(relevance.AUTHOR_HITS * relevance.AUTHOR_WEIGHT)
-
-
-@pytest.mark.parametrize(
-    ("matched", "in_title", "added"),
-    [(False, False, 0), (True, False, 1), (True, True, 2)],
-)
-def test_the_filter_prior_adds_a_match_and_a_title_hit(
-    matched: bool, in_title: bool, added: int
-) -> None:
-    scores = relevance.with_filter_prior(np.array([0.5]), np.array([matched]), np.array([in_title]))
-    assert scores[0] == pytest.approx(0.5 + added * relevance.FILTER_PRIOR)
