@@ -331,6 +331,39 @@ async def test_the_remove_button(runtime: Runtime) -> None:
     )
 
 
+START_OPENING = (
+    "Hello! I tell you about new papers that match your filters.\n\n"
+    'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
+    "see them with /list. "
+)
+START_CLOSING = (
+    " /help has the filter syntax.\n\n"
+    "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
+    "its papers rank what I send you from the start."
+)
+
+
+@pytest.mark.parametrize(
+    ("texts", "middle"),
+    [
+        ([], "You get one digest a day at 08:00 (UTC); /mode instant sends each paper at once, "
+             "/time and /timezone move the digest."),
+        (["/mode instant", "/timezone europe/berlin"],
+         "Each paper comes as soon as its listing arrives; /mode digest gathers them in one "
+         "digest a day at 08:00 (Europe/Berlin)."),
+        (["/mode weekly fri", "/time 13:00"],
+         "You get one digest a week, on Fridays at 13:00 (UTC); /mode digest sends one a day, "
+         "/mode instant each paper at once, /time and /timezone move the digest."),
+    ],
+)  # fmt: skip
+async def test_start_names_the_mode_a_returning_chat_kept(
+    runtime: Runtime, texts: list[str], middle: str
+) -> None:
+    for text in texts:
+        await say(runtime, text)
+    assert await say(runtime, "/start") == START_OPENING + middle + START_CLOSING
+
+
 async def test_stop_asks_first(runtime: Runtime) -> None:
     await say(runtime, "/subscribe looped")
     assert await handle_text(runtime, Caller(ADA), "/stop") == Reply(

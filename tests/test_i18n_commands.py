@@ -80,7 +80,7 @@ def english_in(reply: Reply, data: tuple[str, ...] = ()) -> list[str]:
 # each a conversation in a German chat; every reply is checked, the last one's and those before
 CONVERSATIONS = [
     ["/help"],
-    ["/start"],
+    ["/start", "/mode instant", "/start", "/mode weekly fri", "/start"],
     ["hello"],
     ["/nonsense"],
     ["/subscribe"],

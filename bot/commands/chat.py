@@ -9,15 +9,15 @@ from bot.commands.followups import status_line as followups_line
 from bot.commands.replies import Reply, Usage, day_pattern, local_time, tr, weekly_when
 from bot.core.buttons import stop_buttons
 from bot.core.chat import Chat
-from bot.core.i18n import Translator
+from bot.core.i18n import N_, Translator
 from bot.core.relevance import MIN_LIKES
 from bot.core.render import escape
 from bot.core.states import DIGESTS, ChatMode
 from bot.service.app import ChatReport, Paperbot, feed_line
 
-
-async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
-    text = tr(chat).gettext(
+# /start by the chat's mode: a chat back after blocking the bot keeps the mode it had
+START = {
+    ChatMode.DIGEST: N_(
         "Hello! I tell you about new papers that match your filters.\n\n"
         'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
         "see them with /list. You get one digest a day at {time} ({timezone}); /mode instant "
@@ -25,8 +25,34 @@ async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         "syntax.\n\n"
         "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
         "its papers rank what I send you from the start."
+    ),
+    ChatMode.INSTANT: N_(
+        "Hello! I tell you about new papers that match your filters.\n\n"
+        'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
+        "see them with /list. Each paper comes as soon as its listing arrives; /mode digest "
+        "gathers them in one digest a day at {time} ({timezone}). /help has the filter "
+        "syntax.\n\n"
+        "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
+        "its papers rank what I send you from the start."
+    ),
+    ChatMode.WEEKLY: N_(
+        "Hello! I tell you about new papers that match your filters.\n\n"
+        'Add a filter with <code>/subscribe "kv cache"</code> (try <code>/preview</code> first), '
+        "see them with /list. You get one digest a week, {when} ({timezone}); /mode digest "
+        "sends one a day, /mode instant each paper at once, /time and /timezone move the "
+        "digest. /help has the filter syntax.\n\n"
+        "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
+        "its papers rank what I send you from the start."
+    ),
+}
+
+
+async def start(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
+    t = tr(chat)
+    text = t.gettext(START[chat.mode]).format(
+        time=chat.digest_time, timezone=escape(chat.timezone), when=weekly_when(t, chat)
     )
-    return Reply(text.format(time=chat.digest_time, timezone=escape(chat.timezone)))
+    return Reply(text)
 
 
 async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
