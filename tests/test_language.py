@@ -48,6 +48,8 @@ def test_a_german_chat_reads_its_replies_in_german(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert 'Filter 1 gespeichert, verstanden als "kv cache".' in result.stdout
     assert "ein Digest pro Woche, freitags um 08:00" in result.stdout
+    # the mode in German words, beside the keyword that sets it
+    assert "Modus: Wochen-Digest (weekly), freitags um 08:00" in result.stdout
     assert "Zeitzone: UTC" in result.stdout
     # the filter syntax stays what a reader types; its explanation is German
     assert '"language model": genau diese Wortfolge' in result.stdout

@@ -59,14 +59,14 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     t = tr(chat)
     report = app.report(chat)
     found, digest = report.found, chat.mode in DIGESTS
-    if not digest:
-        mode = t.gettext("Mode: {mode}").format(mode=chat.mode)
+    # each mode a whole message: the keyword to type stays in it, and a language may name the
+    # mode in its own words beside it
+    if chat.mode is ChatMode.INSTANT:
+        mode = t.gettext("Mode: instant")
     elif chat.mode is ChatMode.WEEKLY:
-        mode = t.gettext("Mode: {mode}, {when}").format(mode=chat.mode, when=weekly_when(t, chat))
+        mode = t.gettext("Mode: weekly, {when}").format(when=weekly_when(t, chat))
     else:
-        mode = t.gettext("Mode: {mode}, digest at {time}").format(
-            mode=chat.mode, time=chat.digest_time
-        )
+        mode = t.gettext("Mode: digest, digest at {time}").format(time=chat.digest_time)
     updates = t.gettext("Updates: on") if chat.updates else t.gettext("Updates: off")
     if chat.paused:
         updates = t.gettext("{updates}; PAUSED (/resume)").format(updates=updates)
