@@ -6,7 +6,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.commands.followups import status_line as followups_line
-from bot.commands.replies import Reply, Usage, day_pattern, local_time, tr, weekly_when
+from bot.commands.replies import Reply, Usage, local_time, tr, weekly_when
 from bot.core.buttons import stop_buttons
 from bot.core.chat import Chat
 from bot.core.i18n import N_, Translator
@@ -166,12 +166,12 @@ def _arrivals(t: Translator, report: ChatReport) -> list[str]:
     if last is None:
         return [*lines, t.gettext("No listing has arrived yet.")]
     seen_at = last.seen_at.astimezone(ZoneInfo(chat.timezone))
-    seen = t.datetime(seen_at, format=f"{day_pattern(t, 'MMMd')} HH:mm")
+    seen = t.datetime(seen_at, format=f"{t.day_pattern('MMMd')} HH:mm")
     if last.announced:
         text = t.gettext("Last listing: {name}, seen {seen}, announced {day}")
     else:
         text = t.gettext("Last listing: {name}, seen {seen}")
-    day = t.date(last.announced, format=day_pattern(t, "yMMMd")) if last.announced else ""
+    day = t.day(last.announced) if last.announced else ""
     return [*lines, text.format(name=escape(last.name), seen=seen, day=day)]
 
 

@@ -31,7 +31,7 @@ from bot.core.chat import Chat
 from bot.core.i18n import Translator
 from bot.core.library import detect_format, format_name
 from bot.core.library import too_large as library_too_large
-from bot.core.render import LINK_MAX, escape, fit, short_authors
+from bot.core.render import LINK_MAX, UNTITLED, escape, fit, short_authors
 from bot.core.summary import shorten
 from bot.runtime import Runtime
 from bot.service.app import (
@@ -163,7 +163,7 @@ def saved_list(t: Translator, page: SavedPage) -> Reply:
     count, pages = t.number(page.total), t.number(page.pages)
     lines = [heading.format(count=count, page=t.number(page.page + 1), pages=pages)]
     for number, (_, paper) in enumerate(page.papers, first):
-        title = fit(paper.title or t.gettext("(untitled)"), SAVED_TITLE)
+        title = fit(paper.title or t.gettext(UNTITLED), SAVED_TITLE)
         if paper.abs_url and len(paper.abs_url) <= LINK_MAX:
             title = f'<a href="{html.escape(paper.abs_url)}">{title}</a>'
         authors = short_authors(paper, 2, t=t)

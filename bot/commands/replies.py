@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from bot.core.buttons import Button
 from bot.core.chat import Chat
-from bot.core.i18n import ENGLISH, N_, Translator
+from bot.core.i18n import N_, Translator
 from bot.core.render import escape, fit
 from bot.core.text import printable
 from bot.i18n import translator
@@ -33,7 +33,6 @@ WEEKLY_WHEN = (
 )
 # how a reply writes a day (CLDR's skeletons): in English as the bot always has ('Fri 23 Oct'),
 # in another language as CLDR writes it there ('Fr., 23. Okt.', '10月23日(金)')
-ENGLISH_DAYS = {"MMMEd": "EEE d MMM", "MMMd": "d MMM", "yMMMd": "d MMM yyyy"}
 
 
 @dataclass(frozen=True)
@@ -165,17 +164,9 @@ def not_stored(t: Translator, arxiv_ids: list[str], then: str) -> str:
     return text.format(ids=ids, then=then)
 
 
-def day_pattern(t: Translator, skeleton: str) -> str:
-    """Babel's pattern for a day in the reader's language: 'MMMEd' (a weekday, a day, a
-    month), 'MMMd', 'yMMMd'."""
-    if t.language == ENGLISH.language:
-        return ENGLISH_DAYS[skeleton]
-    return str(t.locale.datetime_skeletons[skeleton].pattern)
-
-
 def local_time(t: Translator, due: datetime, chat: Chat) -> str:
     """A moment as the chat reads it: 'Fri 23 Oct 08:00 (Europe/Berlin)'."""
-    pattern = f"{day_pattern(t, 'MMMEd')} HH:mm"
+    pattern = f"{t.day_pattern('MMMEd')} HH:mm"
     moment = t.datetime(due.astimezone(ZoneInfo(chat.timezone)), format=pattern)
     return f"{moment} ({chat.timezone})"
 

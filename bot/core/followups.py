@@ -126,7 +126,7 @@ def render_followup(
         doi = fit(news.doi, DOI_SHOWN)
         url = f"https://doi.org/{news.doi}"
         parts.append(f'doi:<a href="{html.escape(url)}">{doi}</a>' if len(url) <= LINK_MAX else doi)
-    title = fit(paper.title, TITLE_SHOWN) if paper.title.strip() else UNTITLED
+    title = fit(paper.title, TITLE_SHOWN) if paper.title.strip() else t.gettext(UNTITLED)
     link = paper.abs_url or paper.doi_url
     if link and len(link) <= LINK_MAX:
         title = f'<a href="{html.escape(link)}">{title}</a>'

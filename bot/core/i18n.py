@@ -18,6 +18,8 @@ from babel.dates import format_date, format_datetime
 from babel.lists import format_list
 from babel.numbers import format_decimal
 
+ENGLISH_DAYS = {"MMMEd": "EEE d MMM", "MMMd": "d MMM", "yMMMd": "d MMM yyyy"}
+
 
 def N_(message: str) -> str:
     """Marks a message for extraction where it is written (a table); translated where shown."""
@@ -47,6 +49,18 @@ class Translator:
 
     def datetime(self, moment: dt.datetime, format: str = "medium") -> str:
         return format_datetime(moment, format=format, locale=self.locale)
+
+    def day_pattern(self, skeleton: str) -> str:
+        """Babel's pattern for a day in this language, by CLDR skeleton: 'MMMEd' (weekday, day,
+        month), 'MMMd', 'yMMMd'. English keeps the day-first form the bot has always written
+        ('Fri 23 Oct', '6 Dec 2026'), where CLDR's English would say 'Fri, Oct 23'."""
+        if self.language == "en":
+            return ENGLISH_DAYS[skeleton]
+        return str(self.locale.datetime_skeletons[skeleton].pattern)
+
+    def day(self, when: dt.date, skeleton: str = "yMMMd") -> str:
+        """A day as messages name it: '6 Dec 2026', '6. Dez. 2026', '2026年12月6日'."""
+        return self.date(when, format=self.day_pattern(skeleton))
 
     def number(self, value: float) -> str:
         return format_decimal(value, locale=self.locale)

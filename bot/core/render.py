@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from babel.dates import format_skeleton
-
 from bot.core.chat import DIGEST_ABSTRACTS
 from bot.core.highlight import Highlight
 from bot.core.i18n import ENGLISH, N_, Translator
@@ -150,11 +148,8 @@ def _quote(paper: Paper, marks: Sequence[Highlight], limit: int | None) -> str:
 
 
 def day(when: date, t: Translator = ENGLISH, *, year: bool = True) -> str:
-    """A day as messages name it: '6 Dec 2026' (or '6 Dec') in English, as the bot always
-    wrote it; another language's own short form ('6. Dez. 2026', '2026年12月6日')."""
-    if t.locale.language == "en":
-        return t.date(when, format="d MMM y" if year else "d MMM")
-    return format_skeleton("yMMMd" if year else "MMMd", when, locale=t.locale)
+    """A day as messages name it: '6 Dec 2026' (or '6 Dec'), '6. Dez. 2026', '2026年12月6日'."""
+    return t.day(when, "yMMMd" if year else "MMMd")
 
 
 def _date(paper: Paper, t: Translator) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gettext
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -22,6 +23,7 @@ from bot.core.i18n import Translator
 from bot.core.paper import Paper
 from bot.core.render import MESSAGE_LIMIT, size
 from bot.core.states import Status
+from tests.pseudo import pseudo_translator, wrapped
 
 V1 = Paper(title="Sparse attention", abstract="", source="t", arxiv_id="2701.00001", version=1)
 
@@ -154,3 +156,10 @@ def test_the_words_go_through_the_chats_translator() -> None:
     news = Followup(2, None, None, None, "Nature")
     assert render_followup(PAPER, news, t=t).startswith("🔁 Version 2 · Erschienen in Nature")
     assert followup_messages(["x"], t=t)[0][0].startswith("<b>🔁 Neuigkeiten</b>")
+
+
+def test_an_untitled_papers_follow_up_says_so_in_the_readers_language() -> None:
+    untitled = dataclasses.replace(PAPER, title=" ")
+    news = Followup(None, None, None, "10.1/x", None)
+    line = render_followup(untitled, news, t=pseudo_translator())
+    assert line.endswith(f">{wrapped('(untitled)')}</a>")
