@@ -35,21 +35,26 @@ def available() -> tuple[str, ...]:
 
 
 def normalize(code: str | None) -> str:
-    """Telegram's language_code ("de", "pt-br", "zh-hans") to an offered language, or English:
-    the exact tag first, then its base language."""
+    """Telegram's language_code ("de", "pt-br", "zh-hans") to an offered language, or English."""
+    return offered(code) or DEFAULT
+
+
+def offered(code: str | None) -> str | None:
+    """The offered language a code names (the exact tag first, then its base language), or
+    None for one not offered."""
     if not code:
-        return DEFAULT
+        return None
     tag = code.strip().replace("-", "_")
-    offered = available()
-    by_lower = {lang.lower(): lang for lang in offered}
+    languages = available()
+    by_lower = {lang.lower(): lang for lang in languages}
     if tag.lower() in by_lower:
         return by_lower[tag.lower()]
     base = tag.split("_")[0].lower()
-    if base == "pt" and "pt_BR" in offered:
+    if base == "pt" and "pt_BR" in languages:
         return "pt_BR"
-    if base == "zh" and "zh_Hans" in offered:
+    if base == "zh" and "zh_Hans" in languages:
         return "zh_Hans"
-    return by_lower.get(base, DEFAULT)
+    return by_lower.get(base)
 
 
 @cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.commands.replies import Reply, Usage, echo, tr
 from bot.core.chat import Chat
-from bot.i18n import DEFAULT, language_status, normalize, translator
+from bot.i18n import language_status, offered, translator
 from bot.service.app import Paperbot
 
 
@@ -14,8 +14,8 @@ async def language(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     code = args.strip()
     if not code:
         return Reply(language_status(t))
-    chosen = normalize(code)
-    if chosen == DEFAULT and code.replace("-", "_").split("_")[0].lower() != DEFAULT:
+    chosen = offered(code)
+    if chosen is None:
         unknown = t.gettext("I do not speak <code>{code}</code> yet.").format(code=echo(code, 20))
         return Reply(f"{unknown}\n{language_status(t)}")
     app.change(chat, language=chosen)

@@ -4,7 +4,7 @@ from the answers."""
 
 from __future__ import annotations
 
-from bot.commands.replies import OUT_OF_DATE, Caller, Reply, Usage, tr
+from bot.commands.replies import OUT_OF_DATE, Caller, Reply, Usage, tr, tr_caller
 from bot.core.buttons import Tune
 from bot.core.chat import Chat
 from bot.core.i18n import Translator
@@ -21,7 +21,7 @@ async def tune(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
 
 async def tune_pressed(app: Paperbot, caller: Caller, press: Tune) -> Reply:
     """The button under a chat's first filter: papers among that filter's recent matches."""
-    t = tr(app.enter(caller.chat_id, caller.kind))
+    t = tr_caller(app, caller)  # app.tune registers the chat
     found = await app.tune(caller.chat_id, caller.kind, press.filter_id, caller.topic)
     if found is None:
         return Reply(t.gettext(OUT_OF_DATE), notice=True)
