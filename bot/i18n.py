@@ -15,9 +15,9 @@ from pathlib import Path
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from bot.core.i18n import ENGLISH, N_, Translator, papers
+from bot.core.i18n import ENGLISH, N_, Translator
 
-__all__ = ["ENGLISH", "N_", "Translator", "available", "normalize", "papers", "translator"]
+__all__ = ["ENGLISH", "N_", "Translator", "available", "normalize", "offered", "translator"]
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "paperbot"

@@ -14,7 +14,7 @@ from tests.pseudo import msgids
 
 
 def test_the_code_asks_for_messages() -> None:
-    assert "{count} paper" in msgids()
+    assert "{title}: {count} new paper" in msgids()
 
 
 @pytest.mark.parametrize("language", [lang for lang in i18n.available() if lang != "en"])
@@ -61,14 +61,25 @@ def test_a_translation_keeps_placeholders_tags_and_commands(language: str) -> No
     assert not wrong, "\n".join(wrong)
 
 
-def test_german_plurals_and_numbers() -> None:
-    de = i18n.translator("de")
-    assert i18n.papers(de, 1) == "1 Arbeit"
-    assert i18n.papers(de, 2) == "2 Arbeiten"
-    assert i18n.papers(de, 1234) == "1.234 Arbeiten"
-    en = i18n.translator("en")
-    assert i18n.papers(en, 1) == "1 paper"
-    assert i18n.papers(en, 1234) == "1,234 papers"
+def new_papers(language: str, n: int) -> str:
+    """A digest's count, as its header writes it (bot/core/compose.py)."""
+    t = i18n.translator(language)
+    counted = t.ngettext("{title}: {count} new paper", "{title}: {count} new papers", n)
+    return counted.format(title="D", count=t.number(n))
+
+
+def test_plurals_and_numbers_follow_the_language() -> None:
+    assert new_papers("de", 1) == "D: 1 neue Arbeit"
+    assert new_papers("de", 2) == "D: 2 neue Arbeiten"
+    assert new_papers("de", 1234) == "D: 1.234 neue Arbeiten"
+    assert new_papers("en", 1) == "D: 1 new paper"
+    assert new_papers("en", 1234) == "D: 1,234 new papers"
+    assert [new_papers("ru", n) for n in (1, 3, 5, 21)] == [
+        "D: 1 новая статья",
+        "D: 3 новые статьи",
+        "D: 5 новых статей",
+        "D: 21 новая статья",
+    ]
 
 
 def test_german_dates() -> None:

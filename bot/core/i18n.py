@@ -75,8 +75,3 @@ class Translator:
 
 
 ENGLISH = Translator("en", gettext.NullTranslations())
-
-
-def papers(t: Translator, n: int) -> str:
-    """ "1 paper", "2 papers", in the reader's plural forms and number format."""
-    return t.ngettext("{count} paper", "{count} papers", n).format(count=t.number(n))
