@@ -68,12 +68,3 @@ def translator(language: str | None) -> Translator:
     write_mo(compiled, catalog)
     compiled.seek(0)
     return Translator(lang, gettext.GNUTranslations(compiled))
-
-
-def language_status(t: Translator) -> str:
-    """What /language alone shows: the chat's language and the choices."""
-    choices = ", ".join(f"{lang} ({translator(lang).name()})" for lang in available())
-    return t.gettext(
-        "This chat's language: {name} ({code}).\nChoices: {choices}.\n"
-        "Change it with /language CODE, e.g. /language de."
-    ).format(name=t.name(), code=t.language, choices=choices)

@@ -10,6 +10,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from bot import i18n
+from bot.commands.language import language_status
 from tests.pseudo import msgids
 
 
@@ -99,6 +100,6 @@ def test_telegram_language_codes_map_to_an_offered_language(
 
 
 def test_language_status_lists_the_choices_in_the_chat_language() -> None:
-    text = i18n.language_status(i18n.translator("de"))
+    text = language_status(i18n.translator("de"))
     assert text.startswith("Sprache dieses Chats: Deutsch (de).")
     assert "en (English)" in text and "de (Deutsch)" in text

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from bot.commands.replies import Reply, Usage, echo, tr
 from bot.core.chat import Chat
-from bot.i18n import language_status, offered, translator
+from bot.core.i18n import Translator
+from bot.i18n import available, offered, translator
 from bot.service.app import Paperbot
 
 
@@ -25,3 +26,12 @@ async def language(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         + "\n"
         + now.gettext("Paper titles and abstracts stay in the paper's language.")
     )
+
+
+def language_status(t: Translator) -> str:
+    """What /language alone shows: the chat's language and the choices."""
+    choices = ", ".join(f"{lang} ({translator(lang).name()})" for lang in available())
+    return t.gettext(
+        "This chat's language: {name} ({code}).\nChoices: {choices}.\n"
+        "Change it with /language CODE, e.g. /language de."
+    ).format(name=t.name(), code=t.language, choices=choices)
