@@ -30,7 +30,14 @@ def catalog_path(language: str) -> Path:
 
 def available() -> tuple[str, ...]:
     """English and every language with a catalog, English first."""
-    found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
+    return _languages(LOCALE_DIR)
+
+
+@cache
+def _languages(directory: Path) -> tuple[str, ...]:
+    """Read once per folder: every command's speaker is looked up here (Paperbot.enter), and a
+    folder listing per command would be file-system work for an answer that never changes."""
+    found = sorted(p.parent.parent.name for p in directory.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
     return (DEFAULT, *(lang for lang in found if lang != DEFAULT))
 
 
