@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,12 +25,12 @@ from bot.metrics import Health, Metrics
 from bot.sender import Limits, Sender, Sleep, Transport
 from bot.service import Clock, feed_polling, ingest, processes, retention, utc_now
 from bot.service.app import ComposerFactory, Paperbot
-from bot.service.backlog import lateness_problem, oldest_late_seconds, read_backlog
+from bot.service.backlog import lateness_problem, oldest_late_seconds
 from bot.service.composing import Composer
 from bot.service.delivery import Postman, SendReport
 from bot.service.ingest import IngestReport, Progress
 from bot.service.planning import PlanReport
-from bot.service.status import FeedState, StoreStatus, feed_status, health_problem, store_status
+from bot.service.status import FeedState, StoreStatus, feed_status, health_problem, scrape_status
 from bot.store import Database
 
 log = logging.getLogger(__name__)
@@ -133,9 +133,7 @@ class Runtime:
     def read_store(self) -> tuple[StoreStatus, list[FeedState]]:
         """Counts of everything stored, how far behind the sending is, and the feeds' state
         (/metrics, at each scrape), but the ledger's settled rows by status."""
-        status = store_status(self.database, ledger_by_status=False)
-        status = replace(status, backlog=read_backlog(self.database, now=self.clock()))
-        return status, feed_status(self.database)
+        return scrape_status(self.database, now=self.clock()), feed_status(self.database)
 
     def health(self, periods: Mapping[str, float]) -> Health:
         """/healthz from now on, for jobs run every `periods[job]` seconds."""

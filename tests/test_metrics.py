@@ -16,8 +16,11 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import event
 
+from bot.core.states import Status
 from bot.metrics import Metrics
+from bot.store import deliveries
 from tests.conftest import ROOT
 from tests.feed_server import FeedServer
 from tests.telegram import conftest as telegram
@@ -341,6 +344,36 @@ async def test_processes_waiting_rows_and_a_late_delivery_in_metrics_and_healthz
     assert value(samples, "paperbot_oldest_waiting_seconds") == 0
     assert value(samples, "paperbot_deliveries", state="pending") == 0
     assert await health(base) == (200, "ok\n")
+
+
+async def test_a_scrape_counts_each_waiting_row_once(make_world: Any) -> None:
+    """A row pending and a row being sent: each counted once, in its state, by one count of
+    the waiting rows that the total is the sum of (read through the engine's statements)."""
+    world, base = await start(make_world)
+    await world.command(ADA, '/subscribe "kv cache"')
+    await world.command(ADA, "/mode instant")
+    await world.drop(SEED_000, SEED_002, SEED_003)  # two rows planned
+    database = world.runtime.database
+    with database.session() as session:
+        [first, _] = deliveries.unfinished_deliveries(session, chat_id=ADA)
+    with database.connection() as connection:
+        deliveries.mark_deliveries(connection, delivery_ids=[first.id], status=Status.SENDING,
+                                   now=world.clock())  # fmt: skip
+    counts: list[str] = []
+
+    def count(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if "count(" in statement and "FROM delivery" in statement:
+            counts.append(statement)
+
+    event.listen(database.engine, "before_cursor_execute", count)
+    try:
+        _, samples = await scrape(base)
+    finally:
+        event.remove(database.engine, "before_cursor_execute", count)
+    assert value(samples, "paperbot_deliveries", state="pending") == 1
+    assert value(samples, "paperbot_deliveries", state="sending") == 1
+    assert value(samples, "paperbot_pending_deliveries") == 2
+    assert len(counts) == 1, counts
 
 
 async def test_healthz_refuses_while_the_inbox_folder_is_missing_and_says_it_once(

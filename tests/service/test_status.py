@@ -72,8 +72,9 @@ def test_store_status_counts_everything(
         pending_deliveries=3,
         deliveries={"pending": 3},  # chat 1: BeNice! and ElasticKV; chat 2 (paused): one
     )
-    scraped = status.store_status(any_database, ledger_by_status=False)  # /metrics'
+    scraped = status.scrape_status(any_database, now=clock())  # /metrics'
     assert (scraped.pending_deliveries, scraped.deliveries) == (3, None)
+    assert scraped.backlog is not None and scraped.backlog.waiting == {"pending": 3, "sending": 0}
     assert found.as_json() == {
         "papers": 37,
         "files": {"ingested": 3, "failed": 1},
