@@ -154,10 +154,11 @@ class Postman:
             by_chat = self._instant_rows(mine)  # read once claimed: nobody else sends
             versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
             with self.database.session() as session:
-                found = {c: chats.get_chat(session, chat_id=c) for c in by_chat}
+                # the round's chats in one read, not one a chat (a burst's round: thousands)
+                chat = chats.get_chats(session, chat_ids=list(by_chat)).get
             alerts = (
                 self._alert_chat(
-                    c, rows, versions[c], _layout(found[c]), _silent(found[c], now), _tr(found[c])
+                    c, rows, versions[c], _layout(chat(c)), _silent(chat(c), now), _tr(chat(c))
                 )
                 for c, rows in sorted(by_chat.items())
             )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from datetime import datetime
 
@@ -12,6 +13,7 @@ from sqlmodel import Session, col, select
 from bot.core.chat import Chat
 from bot.core.states import ChatMode, DigestStyle
 from bot.store import feedback, library
+from bot.store.database import id_chunks
 from bot.store.deliveries import fail_chat_deliveries
 from bot.store.tables import ChatTable, DeliveryTable, FeedbackTable, FilterTable
 
@@ -49,6 +51,16 @@ def _to_chat(row: ChatTable) -> Chat:
 def get_chat(session: Session, *, chat_id: int) -> Chat | None:
     row = session.get(ChatTable, chat_id)
     return _to_chat(row) if row else None
+
+
+def get_chats(session: Session, *, chat_ids: Sequence[int]) -> dict[int, Chat]:
+    """Several chats by id, a thousand a statement (an instant round's: one read, not one a
+    chat); a chat not stored is not in it."""
+    found: dict[int, Chat] = {}
+    for chunk in id_chunks(chat_ids):
+        for row in session.exec(select(ChatTable).where(col(ChatTable.id).in_(chunk))):
+            found[row.id] = _to_chat(row)
+    return found
 
 
 def register_chat(

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from bot.core.chat import Chat
 from bot.core.query import FilterRules
@@ -145,6 +145,34 @@ async def test_instant_alerts_follow_the_chats_layout(
     else:
         assert alert.text.count("<blockquote expandable>") == 2
         assert labels == [["👍 1", "👎 1", "🔖 1"], ["👍 2", "👎 2", "🔖 2"]]
+
+
+async def test_an_instant_round_reads_its_chats_at_once_each_with_its_own_settings(
+    post: Post, clock: Clock
+) -> None:
+    """Twenty instant chats: each alert in its own chat's layout and language, the chats read
+    in one statement beside the round's quiet-hours read, not one statement a chat."""
+    follow(post, clock, 1, '"kv cache"', mode="instant", digest_style="full")
+    follow(post, clock, 2, '"kv cache"', mode="instant", language="de")
+    for chat_id in range(3, 21):
+        follow(post, clock, chat_id, '"kv cache"', mode="instant")
+    seeds_arrive(post, clock)
+    chat_reads: list[str] = []
+
+    def note(_connection: object, _cursor: object, statement: str, *_: object) -> None:
+        if statement.startswith("SELECT chat.id, chat.kind"):  # whole chats, not their claims
+            chat_reads.append(statement)
+
+    event.listen(post.database.engine, "before_cursor_execute", note)
+    try:
+        report = await post.postman.deliver_instant()
+    finally:
+        event.remove(post.database.engine, "before_cursor_execute", note)
+    assert report == SendReport(messages=20, sent=40)
+    [full], [german], [compact] = (post.transport.texts(c) for c in (1, 2, 3))
+    assert full.count("<blockquote expandable>") == 2 and "<blockquote" not in compact
+    assert '"kv cache" (Filter 1)' in german and '"kv cache" (filter 1)' in compact
+    assert len(chat_reads) == 2, chat_reads
 
 
 async def test_a_second_round_sends_nothing(post: Post, clock: Clock) -> None:

@@ -34,6 +34,17 @@ def test_register_update_deactivate_and_come_back(any_database: Database) -> Non
             chats.update_chat(session, chat_id=-1001, active=False)
 
 
+def test_chats_read_by_id_at_once(any_database: Database) -> None:
+    with any_database.session() as session:
+        for chat_id in (-1001, 5, 7):
+            chats.register_chat(session, chat_id=chat_id, kind="private", now=NOW)
+        chats.update_chat(session, chat_id=7, mode="instant")
+        found = chats.get_chats(session, chat_ids=[7, -1001, 99])  # 99: never stored
+        assert found == {c: chats.get_chat(session, chat_id=c) for c in (7, -1001)}
+        assert found[7].mode == "instant"
+        assert chats.get_chats(session, chat_ids=[]) == {}
+
+
 def test_the_ledger_is_unique_per_chat_paper_and_revision(any_database: Database) -> None:
     with any_database.session() as session:
         chats.register_chat(session, chat_id=5, kind="private", now=NOW)
