@@ -688,16 +688,19 @@ class FakeTelegram:
             self.gone_topics[(chat_id, thread)] = why
 
     def _membership(self, chat_id: int, old: str, new: str) -> int:
+        members: list[dict[str, Any]] = [
+            {"status": status, "user": BOT_USER} for status in (old, new)
+        ]
+        for member in members:
+            if member["status"] == "kicked":
+                member["until_date"] = 0
         change = {
             "chat": self._chat(chat_id),
             "from": self.user(abs(chat_id)),
             "date": int(time.time()),
-            "old_chat_member": {"status": old, "user": BOT_USER},
-            "new_chat_member": {"status": new, "user": BOT_USER},
+            "old_chat_member": members[0],
+            "new_chat_member": members[1],
         }
-        for member in (change["old_chat_member"], change["new_chat_member"]):
-            if member["status"] == "kicked":
-                member["until_date"] = 0
         return self._push({"my_chat_member": change})
 
     def block(self, chat_id: int) -> int:
