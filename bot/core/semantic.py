@@ -48,4 +48,9 @@ class SemanticModel:
 
         embedded = normalize(np.asarray(self._embed([paper_text(p) for p in papers]), np.float64))
         both = sparse.hstack([text, EMBEDDING_WEIGHT * sparse.csr_matrix(embedded)], format="csr")
-        return Vectors(both / math.sqrt(1 + EMBEDDING_WEIGHT**2), self, text_vectors.authors)
+        return Vectors(
+            both / math.sqrt(1 + EMBEDDING_WEIGHT**2),
+            self,
+            text_vectors.authors,
+            text_vectors.categories,
+        )

@@ -241,3 +241,72 @@ def test_a_large_collaborations_next_paper_is_lifted_no_more_than_two_authors(
     vectors = text_model.vectors([of_members(paper("proteins", 40)), paper("proteins", 40)])
     lead = model.scores(vectors)[0] - model.scores(vectors)[1]
     assert lead == pytest.approx(relevance.AUTHOR_HITS * relevance.AUTHOR_WEIGHT)
+
+
+def filed(plain: Paper, *categories: str) -> Paper:
+    """`plain` listed in `categories`."""
+    return Paper(
+        title=plain.title, abstract=plain.abstract, source="test", arxiv_id=plain.arxiv_id,
+        categories=categories,
+    )  # fmt: skip
+
+
+def test_a_liked_category_lifts_a_paper_listed_in_it(text_model: TextModel) -> None:
+    """Three 👍 in cs.RO (and cs.CV, which half the stored papers share): a paper in cs.RO
+    gains CATEGORY_WEIGHT × the log-odds of cs.RO among the 👍 against the stored papers; cs.CV,
+    half of the stored papers, lifts less; cs.LG, in no 👍 paper, nothing."""
+    others = window(start=20)  # none of them rated
+    stored = [filed(p, "cs.CV") if n % 2 else filed(p, "cs.LG") for n, p in enumerate(others)]
+    liked = [filed(paper("robots", n), "cs.RO", "cs.CV") for n in range(3)]
+    model = ChatModel.train(text_model, liked, [], stored)
+    assert model is not None
+    # cs.RO: 3 of 3 👍 (3/4 smoothed) against none of 36 stored (1/37); cs.CV: 18 (19/37)
+    assert model.categories["cs.RO"] == pytest.approx(math.log((3 / 4) / (1 / 37)))
+    assert model.categories["cs.CV"] == pytest.approx(math.log((3 / 4) / (19 / 37)))
+    assert "cs.LG" not in model.categories  # no 👍 paper is in it: it says nothing
+    probe = paper("proteins", 40)
+    vectors = text_model.vectors([filed(probe, "cs.RO"), filed(probe, "cs.LG"), probe])
+    assert vectors.categories == (("cs.RO",), ("cs.LG",), ())
+    scores = model.scores(vectors)
+    assert scores[0] > scores[2]
+    assert scores[0] - scores[2] == pytest.approx(
+        relevance.CATEGORY_WEIGHT * model.categories["cs.RO"]
+    )
+    assert scores[1] == pytest.approx(scores[2])
+    reloaded = ChatModel.from_bytes(model.to_bytes())
+    assert reloaded.categories == model.categories
+    assert np.array_equal(reloaded.scores(vectors), scores)
+    semantic = SemanticModel(text_model, letter_counts, "letters")
+    assert semantic.vectors([filed(probe, "cs.RO")]).categories == (("cs.RO",),)
+
+
+def test_a_category_as_common_among_the_likes_as_elsewhere_lifts_nothing(
+    text_model: TextModel,
+) -> None:
+    stored = [filed(p, "cs.CV") for p in window()]
+    liked = [filed(paper("robots", n), "cs.CV") for n in range(3)]
+    model = ChatModel.train(text_model, liked, [], stored)
+    assert model is not None
+    assert model.categories == {}
+
+
+def test_reasons_name_a_liked_author_and_category_that_lift_the_paper(
+    text_model: TextModel,
+) -> None:
+    liked = [
+        Paper(
+            title=p.title, abstract=p.abstract, source="test", arxiv_id=p.arxiv_id,
+            authors=("Ada Lovelace",), categories=("cs.RO",),
+        )
+        for p in (paper("robots", n) for n in range(3))
+    ]  # fmt: skip
+    model = ChatModel.train(text_model, liked, [], window())
+    assert model is not None
+    plain = paper("proteins", 40)  # nothing in its words lifts it
+    theirs = Paper(
+        title=plain.title, abstract=plain.abstract, source="test", authors=("Ada Lovelace",),
+        categories=("cs.RO",),
+    )  # fmt: skip
+    reasons = model.reasons(text_model.vectors([theirs]))
+    assert sorted(reasons) == ["Ada Lovelace", "cs.RO"]
+    assert model.reasons(text_model.vectors([plain])) == []
