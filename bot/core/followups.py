@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from bot.core.chat import Delivery
 from bot.core.i18n import ENGLISH, Translator
-from bot.core.paper import Paper
+from bot.core.paper import Paper, normalise_doi
 from bot.core.render import LINK_MAX, MESSAGE_LIMIT, TITLE_SHOWN, UNTITLED, fit, size
+from bot.core.text import fold_key
 
 # Comments that say the paper found a venue: "Accepted at ICLR 2027", "to appear in JHEP",
 # "Published in Nature", "camera-ready version for ...".
@@ -50,15 +51,30 @@ def venue_of(comments: str | None) -> str | None:
     return found.group(0).strip(" ,") if found else None
 
 
+def note_key(note: str | None) -> str | None:
+    """A venue note, journal reference or journal name as news is compared: case, accents,
+    spacing and punctuation folded, so that a record writing the same reference another way
+    ('J. mach. learn. res., 25 (2026).' for 'J. Mach. Learn. Res. 25 (2026)', both
+    'j mach learn res 25 2026') tells nothing new; None for no note."""
+    return (fold_key(note) or None) if note else None
+
+
+def doi_key(doi: str | None) -> str | None:
+    """A DOI as news is compared: DOIs are case-insensitive by definition, and a record may
+    write one as a URL, with 'doi:' or with a full stop from the sentence it ended."""
+    return (normalise_doi(doi) or "").rstrip(".,;") or None
+
+
 def followup(before: Paper, after: Paper) -> Followup | None:
     """What `after` adds to `before` that a reader who liked the paper wants to hear, or None.
 
     A new version alone is news only with a venue, journal reference or DOI: a typo fix is not
     worth a message."""
     venue = venue_of(after.comments)
-    venue = venue if venue and venue != venue_of(before.comments) else None
-    journal_ref = after.journal_ref if after.journal_ref != before.journal_ref else None
-    doi = after.doi if after.doi and after.doi != before.doi else None
+    venue = venue if venue and note_key(venue) != note_key(venue_of(before.comments)) else None
+    journal_ref = after.journal_ref
+    journal_ref = journal_ref if note_key(journal_ref) != note_key(before.journal_ref) else None
+    doi = after.doi if after.doi and doi_key(after.doi) != doi_key(before.doi) else None
     journal = after.journal if after.journal and not before.journal else None
     if not (venue or journal_ref or doi or journal):
         return None
@@ -68,12 +84,16 @@ def followup(before: Paper, after: Paper) -> Followup | None:
 
 def untold(news: Followup, told: Iterable[Followup]) -> Followup | None:
     """`news` without what the paper's recorded follow-ups told (an older record read after a
-    newer one brings its journal reference back as a change), or None when nothing is left."""
+    newer one brings its journal reference back as a change), each compared as `note_key` and
+    `doi_key` fold it, or None when nothing is left."""
     told = list(told)
-    venue = None if news.venue in {f.venue for f in told} else news.venue
-    journal_ref = None if news.journal_ref in {f.journal_ref for f in told} else news.journal_ref
-    doi = None if news.doi in {f.doi for f in told} else news.doi
-    journal = None if news.journal in {f.journal for f in told} else news.journal
+    venue = None if note_key(news.venue) in {note_key(f.venue) for f in told} else news.venue
+    journal_ref = news.journal_ref
+    if note_key(journal_ref) in {note_key(f.journal_ref) for f in told}:
+        journal_ref = None
+    doi = None if doi_key(news.doi) in {doi_key(f.doi) for f in told} else news.doi
+    journal = news.journal
+    journal = None if note_key(journal) in {note_key(f.journal) for f in told} else journal
     if not (venue or journal_ref or doi or journal):
         return None
     version = None if news.version in {f.version for f in told} else news.version

@@ -84,6 +84,39 @@ def test_untold_leaves_out_what_the_papers_follow_ups_told() -> None:
     assert untold(Followup(3, None, "J. 1 (2027)", None, None), told) is None  # a version alone
 
 
+def test_news_written_another_way_is_no_news() -> None:
+    """Case, spacing and punctuation are no news; a DOI's case is none by definition."""
+    told = replace(
+        V1,
+        journal_ref="J. Mach. Learn. Res. 25 (2026)",
+        doi="10.5555/jmlr.1",
+        comments="Accepted at ICLR 2027",
+    )
+    again = replace(
+        told,
+        journal_ref="J. mach. learn. res.,  25 (2026).",
+        doi="https://doi.org/10.5555/JMLR.1.",
+        comments="ACCEPTED AT ICLR 2027!",
+    )
+    assert followup(told, again) is None
+    assert followup(told, replace(again, journal_ref="J. Mach. Learn. Res. 26 (2027)")) == (
+        Followup(None, None, "J. Mach. Learn. Res. 26 (2027)", None, None)
+    )
+    assert followup(told, replace(again, doi="10.5555/jmlr.2")) == (
+        Followup(None, None, None, "10.5555/jmlr.2", None)
+    )
+
+
+def test_untold_folds_what_was_told_as_news_is_compared() -> None:
+    reference = "J. Mach. Learn. Res. 25 (2026)"
+    told = [Followup(2, "Accepted at ICLR 2027", reference, "10.1/x", None)]
+    again = Followup(None, "accepted at ICLR 2027.", f" {reference.lower()} ", "10.1/X", None)
+    assert untold(again, told) is None
+    published = [Followup(None, None, None, None, "Nature Neuroscience")]
+    assert untold(Followup(None, None, None, None, "Nature neuroscience"), published) is None
+    assert untold(replace(again, doi="10.1/y"), told) == Followup(None, None, None, "10.1/y", None)
+
+
 def test_a_follow_up_row_is_one_no_filter_matched() -> None:
     now = datetime(2026, 7, 1, tzinfo=UTC)
     row = Delivery(1, 5, 9, 2, [], Status.PENDING, None, None, now)
