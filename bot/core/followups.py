@@ -4,7 +4,7 @@ follow-up as the chat reads it.
 Pure: the service compares the stored record with the new one, leaves out what the paper's
 earlier follow-ups told (`untold`), and, for a chat that 👍'd or saved the paper, writes a
 ledger row for what is left, under the paper's next news revision (`revision_of`); the rows are
-sent as `render_followup` writes them.
+sent as `render_followup` writes them, with the paper's buttons (`followup_buttons`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.core.buttons import Button, card_button, paper_buttons, rate_buttons, save_button
 from bot.core.chat import Delivery
 from bot.core.i18n import ENGLISH, Translator
 from bot.core.paper import Paper, normalise_doi
@@ -120,12 +121,18 @@ def is_followup(row: Delivery) -> bool:
 
 
 def render_followup(
-    paper: Paper, news: Followup | None, *, revision: int = 0, t: Translator = ENGLISH
+    paper: Paper,
+    news: Followup | None,
+    *,
+    revision: int = 0,
+    number: int | None = None,
+    t: Translator = ENGLISH,
 ) -> str:
     """One line, as escaped HTML: "🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026)
-    · doi:10.… — <title>", the title linked to the paper. Without its news (recorded before
-    the chat's row was sent, so never missing but for a paper since forgotten) it says what the
-    paper has now."""
+    · doi:10.… — <title>", the title linked to the paper; "2. 🔁 …" as the `number`-th of a
+    digest's section, which its buttons name. Without its news (recorded before the chat's row
+    was sent, so never missing but for a paper since forgotten) it says what the paper has
+    now."""
     if news is None:
         version = revision if revision > 0 else None
         journal = paper.journal if revision == JOURNAL else None
@@ -150,7 +157,21 @@ def render_followup(
     link = paper.abs_url or paper.doi_url
     if link and len(link) <= LINK_MAX:
         title = f'<a href="{html.escape(link)}">{title}</a>'
-    return f"{ICON} {' · '.join(parts)} — {title}"
+    numbered = f"{number}. " if number is not None else ""
+    return f"{numbered}{ICON} {' · '.join(parts)} — {title}"
+
+
+def followup_buttons(
+    row_id: int, paper: Paper, number: int | None = None, *, t: Translator = ENGLISH
+) -> list[Button]:
+    """Under a follow-up, keyed to its ledger row (whose paper is the one followed up): the
+    paper's card, since a follow-up is one line, then what an alert of the paper alone carries
+    (👍, 👎, 🔖, "more like this" for an arXiv paper), or, for the `number`-th line of a
+    digest's section, what a digest entry carries (👍, 👎, 🔖, numbered)."""
+    card = card_button(row_id, number, t=t)
+    if number is None:
+        return [card, *paper_buttons(row_id, similar=bool(paper.arxiv_id), t=t)]
+    return [card, *rate_buttons(row_id, number), save_button(row_id, number, t=t)]
 
 
 def followup_messages(

@@ -12,6 +12,7 @@ from bot.core.followups import (
     JOURNAL,
     Followup,
     followup,
+    followup_buttons,
     followup_messages,
     is_followup,
     render_followup,
@@ -162,6 +163,28 @@ def test_without_its_recorded_news_a_follow_up_tells_what_the_paper_has_now() ->
     assert line.startswith("🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026) · doi:")
     journal = replace(PAPER, journal="Nature", journal_ref=None, comments=None)
     assert render_followup(journal, None, revision=JOURNAL).startswith("🔁 Published in Nature ·")
+
+
+def test_a_follow_up_has_the_buttons_of_its_paper_alone_or_of_a_digest_entry() -> None:
+    alone = [(b.label, b.data) for b in followup_buttons(7, PAPER)]
+    assert alone == [
+        ("📄 Abstract", "card:7"),
+        ("👍", "like:7"),
+        ("👎", "dislike:7"),
+        ("🔖 Save", "save:7"),
+        ("≈ More like this", "similar:7"),
+    ]
+    unlisted = replace(PAPER, arxiv_id=None)  # no arXiv id to seed "more like this"
+    assert [b.data for b in followup_buttons(7, unlisted)][-1] == "save:7"
+    numbered = [(b.label, b.data) for b in followup_buttons(7, PAPER, 2)]
+    assert numbered == [
+        ("📄 2", "card:7"),
+        ("👍 2", "like:7:2"),
+        ("👎 2", "dislike:7:2"),
+        ("🔖 2", "save:7"),
+    ]
+    news = Followup(None, None, None, "10.1/x", None)
+    assert render_followup(PAPER, news, number=2).startswith("2. 🔁 doi:")
 
 
 def test_a_digest_section_has_its_heading_and_splits_where_telegram_would_cut() -> None:

@@ -275,7 +275,7 @@ async def test_a_digest_chat_gets_its_follow_ups_under_their_heading(world: Worl
     digest = world.texts(1)[1:]
     assert report.sent == 2
     assert "Another paper on" in digest[0] and "🔁" not in digest[0]
-    assert digest[-1].startswith(f"<b>🔁 Follow-ups</b>\n\n🔁 v2 · {REF} — ")
+    assert digest[-1].startswith(f"<b>🔁 Follow-ups</b>\n\n1. 🔁 v2 · {REF} — ")
     assert sorted(world.rows(1)) == [(0, "sent"), (0, "sent"), (2, "sent")]
 
 
@@ -287,7 +287,7 @@ async def test_a_digest_of_follow_ups_alone_is_their_section(world: World) -> No
     world.arrive(arxiv_rss(item(3, journal_ref=REF)))
     await world.postman.send_digest(world_chat(world, 1))
     [_, section] = world.texts(1)
-    assert section.startswith(f"<b>🔁 Follow-ups</b>\n\n🔁 v3 · {REF} — ")
+    assert section.startswith(f"<b>🔁 Follow-ups</b>\n\n1. 🔁 v3 · {REF} — ")
 
 
 async def test_a_journal_version_merging_into_a_liked_preprint_is_told_once(
