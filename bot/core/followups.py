@@ -4,7 +4,7 @@ follow-up as the chat reads it.
 Pure: the service compares the stored record with the new one, leaves out what the paper's
 earlier follow-ups told (`untold`), and, for a chat that 👍'd or saved the paper, writes a
 ledger row for what is left, under the paper's next news revision (`revision_of`); the rows are
-sent as `render_followup` writes them.
+sent as `render_followup` writes them, with the paper's buttons (`followup_buttons`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.core.buttons import Button, card_button, paper_buttons, rate_buttons, save_button
 from bot.core.chat import Delivery
 from bot.core.i18n import ENGLISH, Translator
-from bot.core.paper import Paper
+from bot.core.paper import Paper, normalise_doi
 from bot.core.render import LINK_MAX, MESSAGE_LIMIT, TITLE_SHOWN, UNTITLED, fit, size
+from bot.core.text import fold_key
 
 # Comments that say the paper found a venue: "Accepted at ICLR 2027", "to appear in JHEP",
 # "Published in Nature", "camera-ready version for ...".
@@ -50,15 +52,30 @@ def venue_of(comments: str | None) -> str | None:
     return found.group(0).strip(" ,") if found else None
 
 
+def note_key(note: str | None) -> str | None:
+    """A venue note, journal reference or journal name as news is compared: case, accents,
+    spacing and punctuation folded, so that a record writing the same reference another way
+    ('J. mach. learn. res., 25 (2026).' for 'J. Mach. Learn. Res. 25 (2026)', both
+    'j mach learn res 25 2026') tells nothing new; None for no note."""
+    return (fold_key(note) or None) if note else None
+
+
+def doi_key(doi: str | None) -> str | None:
+    """A DOI as news is compared: DOIs are case-insensitive by definition, and a record may
+    write one as a URL, with 'doi:' or with a full stop from the sentence it ended."""
+    return (normalise_doi(doi) or "").rstrip(".,;") or None
+
+
 def followup(before: Paper, after: Paper) -> Followup | None:
     """What `after` adds to `before` that a reader who liked the paper wants to hear, or None.
 
     A new version alone is news only with a venue, journal reference or DOI: a typo fix is not
     worth a message."""
     venue = venue_of(after.comments)
-    venue = venue if venue and venue != venue_of(before.comments) else None
-    journal_ref = after.journal_ref if after.journal_ref != before.journal_ref else None
-    doi = after.doi if after.doi and after.doi != before.doi else None
+    venue = venue if venue and note_key(venue) != note_key(venue_of(before.comments)) else None
+    journal_ref = after.journal_ref
+    journal_ref = journal_ref if note_key(journal_ref) != note_key(before.journal_ref) else None
+    doi = after.doi if after.doi and doi_key(after.doi) != doi_key(before.doi) else None
     journal = after.journal if after.journal and not before.journal else None
     if not (venue or journal_ref or doi or journal):
         return None
@@ -68,12 +85,16 @@ def followup(before: Paper, after: Paper) -> Followup | None:
 
 def untold(news: Followup, told: Iterable[Followup]) -> Followup | None:
     """`news` without what the paper's recorded follow-ups told (an older record read after a
-    newer one brings its journal reference back as a change), or None when nothing is left."""
+    newer one brings its journal reference back as a change), each compared as `note_key` and
+    `doi_key` fold it, or None when nothing is left."""
     told = list(told)
-    venue = None if news.venue in {f.venue for f in told} else news.venue
-    journal_ref = None if news.journal_ref in {f.journal_ref for f in told} else news.journal_ref
-    doi = None if news.doi in {f.doi for f in told} else news.doi
-    journal = None if news.journal in {f.journal for f in told} else news.journal
+    venue = None if note_key(news.venue) in {note_key(f.venue) for f in told} else news.venue
+    journal_ref = news.journal_ref
+    if note_key(journal_ref) in {note_key(f.journal_ref) for f in told}:
+        journal_ref = None
+    doi = None if doi_key(news.doi) in {doi_key(f.doi) for f in told} else news.doi
+    journal = news.journal
+    journal = None if note_key(journal) in {note_key(f.journal) for f in told} else journal
     if not (venue or journal_ref or doi or journal):
         return None
     version = None if news.version in {f.version for f in told} else news.version
@@ -100,12 +121,18 @@ def is_followup(row: Delivery) -> bool:
 
 
 def render_followup(
-    paper: Paper, news: Followup | None, *, revision: int = 0, t: Translator = ENGLISH
+    paper: Paper,
+    news: Followup | None,
+    *,
+    revision: int = 0,
+    number: int | None = None,
+    t: Translator = ENGLISH,
 ) -> str:
     """One line, as escaped HTML: "🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026)
-    · doi:10.… — <title>", the title linked to the paper. Without its news (recorded before
-    the chat's row was sent, so never missing but for a paper since forgotten) it says what the
-    paper has now."""
+    · doi:10.… — <title>", the title linked to the paper; "2. 🔁 …" as the `number`-th of a
+    digest's section, which its buttons name. Without its news (recorded before the chat's row
+    was sent, so never missing but for a paper since forgotten) it says what the paper has
+    now."""
     if news is None:
         version = revision if revision > 0 else None
         journal = paper.journal if revision == JOURNAL else None
@@ -130,7 +157,21 @@ def render_followup(
     link = paper.abs_url or paper.doi_url
     if link and len(link) <= LINK_MAX:
         title = f'<a href="{html.escape(link)}">{title}</a>'
-    return f"{ICON} {' · '.join(parts)} — {title}"
+    numbered = f"{number}. " if number is not None else ""
+    return f"{numbered}{ICON} {' · '.join(parts)} — {title}"
+
+
+def followup_buttons(
+    row_id: int, paper: Paper, number: int | None = None, *, t: Translator = ENGLISH
+) -> list[Button]:
+    """Under a follow-up, keyed to its ledger row (whose paper is the one followed up): the
+    paper's card, since a follow-up is one line, then what an alert of the paper alone carries
+    (👍, 👎, 🔖, "more like this" for an arXiv paper), or, for the `number`-th line of a
+    digest's section, what a digest entry carries (👍, 👎, 🔖, numbered)."""
+    card = card_button(row_id, number, t=t)
+    if number is None:
+        return [card, *paper_buttons(row_id, similar=bool(paper.arxiv_id), t=t)]
+    return [card, *rate_buttons(row_id, number), save_button(row_id, number, t=t)]
 
 
 def followup_messages(

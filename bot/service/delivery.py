@@ -556,6 +556,41 @@ class Postman:
         """A message outside the ledger (an empty digest's line, a card, a digest's later
         page), with the same limits; into `topic`, or General when that topic is gone (what
         it lost is the ledger's business: its filters are unbound when a ledger row meets it)."""
+        report, _ = await self._send_text(chat_id, text, buttons, silent=silent, topic=topic)
+        return report
+
+    async def send_settled(
+        self,
+        chat_id: int,
+        text: str,
+        buttons: Keyboard,
+        rows: Sequence[Delivery],
+        *,
+        reason: str,
+        topic: int | None = None,
+    ) -> bool:
+        """A message that carries rows settled as sent before it went (papers offered to rate,
+        bot/service/starters.py), sent as `send_text`; once Telegram took it, its rows are
+        marked with it (their `reason` kept), as an alert's rows are, so that a reaction on it
+        finds its paper (`feedback.one_paper_row`). False when Telegram did not take it."""
+        _, message_id = await self._send_text(chat_id, text, buttons, topic=topic)
+        if message_id is None:
+            return False
+        if rows:
+            ids = [row.id for row in rows]
+            await self._mark(ids, Status.SENT, message_id=message_id, reason=reason)
+        return True
+
+    async def _send_text(
+        self,
+        chat_id: int,
+        text: str,
+        buttons: Keyboard,
+        *,
+        silent: bool = False,
+        topic: int | None = None,
+    ) -> tuple[SendReport, int | None]:
+        """`send_text`, and the id of the message when Telegram took it."""
         report = SendReport()
         try:
             try:
@@ -564,14 +599,14 @@ class Postman:
                 sent = await self.sender.send(chat_id, text, buttons, silent=silent)
         except ChatGone as error:
             self._chat_gone(chat_id, str(error), report)
-            return report
+            return report, None
         except (ChatMoved, Rejected, TopicGone) as error:
             log.warning("chat %d: %s", chat_id, error)
-            return report
+            return report, None
         report.retries += sent.retries
         if sent.message_id is not None:
             report.messages += 1
-        return report
+        return report, sent.message_id
 
 
 def _layout(chat: Chat | None) -> Layout:

@@ -22,6 +22,7 @@ from bot.core.chat import Delivery
 from bot.core.compose import Outgoing
 from bot.core.followups import (
     followup,
+    followup_buttons,
     followup_messages,
     is_followup,
     render_followup,
@@ -85,21 +86,38 @@ def split(rows: list[Delivery]) -> tuple[list[Delivery], list[Delivery]]:
 def compose(
     database: Database, chat_id: int, rows: Sequence[Delivery], *, digest: bool
 ) -> list[Outgoing]:
-    """The follow-up rows as messages in the chat's language: one a row for an instant chat, a
-    digest's "Follow-ups" section (`digest`) otherwise; each settles the rows it tells."""
+    """The follow-up rows as messages in the chat's language, with the buttons of their papers:
+    one a row for an instant chat, as an alert of one paper; a digest's "Follow-ups" section
+    (`digest`) otherwise, its lines numbered as a digest's entries; each settles the rows it
+    tells."""
     with database.session() as session:
         chat = chats.get_chat(session, chat_id=chat_id)
         found = papers.get_papers(session, paper_ids={row.paper_id for row in rows})
         news = followups.news_of(session, keys=[(row.paper_id, row.revision) for row in rows])
     t = translator(chat.language if chat else None)
     told = [row for row in rows if row.paper_id in found]
+    numbers = range(1, len(told) + 1) if digest else [None] * len(told)
     lines = [
         render_followup(
-            found[row.paper_id], news.get((row.paper_id, row.revision)), revision=row.revision, t=t
+            found[row.paper_id],
+            news.get((row.paper_id, row.revision)),
+            revision=row.revision,
+            number=number,
+            t=t,
         )
-        for row in told
+        for row, number in zip(told, numbers, strict=True)
+    ]
+    keyboard = [
+        followup_buttons(row.id, found[row.paper_id], number, t=t)
+        for row, number in zip(told, numbers, strict=True)
     ]
     if not digest:
-        return [Outgoing(line, [row]) for line, row in zip(lines, told, strict=True)]
+        return [
+            Outgoing(line, [row], [buttons])
+            for line, row, buttons in zip(lines, told, keyboard, strict=True)
+        ]
     messages = followup_messages(lines, t=t)
-    return [Outgoing(text, [told[i] for i in carried]) for text, carried in messages]
+    return [
+        Outgoing(text, [told[i] for i in carried], [keyboard[i] for i in carried])
+        for text, carried in messages
+    ]

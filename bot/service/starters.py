@@ -4,8 +4,11 @@ of the recent papers its filters match, chosen to spread over their topics
 
 The chosen papers get ledger rows, settled as sent (noted OFFERED) in the transaction that
 writes them, before the message goes out: no delivery round ever sends them as new, and their
-buttons name the rows as every alert's do. A message Telegram did not take gives its rows back
-(deleted), so that the papers can be offered again."""
+buttons name the rows as every alert's do. A message Telegram took is then noted on its rows, as
+an alert's is on its own, so that a 👍 or 👎 reaction on a message of one paper rates it (and, as
+on an alert, one on a message of several rates none); a crash between the two leaves the rows
+offered without it, their buttons working, reactions not. A message Telegram did not take gives
+its rows back (deleted), so that the papers can be offered again."""
 
 from __future__ import annotations
 
@@ -142,8 +145,10 @@ async def send(
         parts.insert(0, (intro, [], []))
     sent = 0
     for position, (text, buttons, carried) in enumerate(parts):
-        report = await postman.send_text(chat.id, text, buttons, topic=topic)
-        if not report.messages:
+        taken = await postman.send_settled(
+            chat.id, text, buttons, carried, reason=OFFERED, topic=topic
+        )
+        if not taken:
             _give_back(postman.database, chat.id, [r for _, _, rs in parts[position:] for r in rs])
             break
         sent += len(carried)

@@ -12,6 +12,7 @@ from bot.core.followups import (
     JOURNAL,
     Followup,
     followup,
+    followup_buttons,
     followup_messages,
     is_followup,
     render_followup,
@@ -84,6 +85,39 @@ def test_untold_leaves_out_what_the_papers_follow_ups_told() -> None:
     assert untold(Followup(3, None, "J. 1 (2027)", None, None), told) is None  # a version alone
 
 
+def test_news_written_another_way_is_no_news() -> None:
+    """Case, spacing and punctuation are no news; a DOI's case is none by definition."""
+    told = replace(
+        V1,
+        journal_ref="J. Mach. Learn. Res. 25 (2026)",
+        doi="10.5555/jmlr.1",
+        comments="Accepted at ICLR 2027",
+    )
+    again = replace(
+        told,
+        journal_ref="J. mach. learn. res.,  25 (2026).",
+        doi="https://doi.org/10.5555/JMLR.1.",
+        comments="ACCEPTED AT ICLR 2027!",
+    )
+    assert followup(told, again) is None
+    assert followup(told, replace(again, journal_ref="J. Mach. Learn. Res. 26 (2027)")) == (
+        Followup(None, None, "J. Mach. Learn. Res. 26 (2027)", None, None)
+    )
+    assert followup(told, replace(again, doi="10.5555/jmlr.2")) == (
+        Followup(None, None, None, "10.5555/jmlr.2", None)
+    )
+
+
+def test_untold_folds_what_was_told_as_news_is_compared() -> None:
+    reference = "J. Mach. Learn. Res. 25 (2026)"
+    told = [Followup(2, "Accepted at ICLR 2027", reference, "10.1/x", None)]
+    again = Followup(None, "accepted at ICLR 2027.", f" {reference.lower()} ", "10.1/X", None)
+    assert untold(again, told) is None
+    published = [Followup(None, None, None, None, "Nature Neuroscience")]
+    assert untold(Followup(None, None, None, None, "Nature neuroscience"), published) is None
+    assert untold(replace(again, doi="10.1/y"), told) == Followup(None, None, None, "10.1/y", None)
+
+
 def test_a_follow_up_row_is_one_no_filter_matched() -> None:
     now = datetime(2026, 7, 1, tzinfo=UTC)
     row = Delivery(1, 5, 9, 2, [], Status.PENDING, None, None, now)
@@ -129,6 +163,28 @@ def test_without_its_recorded_news_a_follow_up_tells_what_the_paper_has_now() ->
     assert line.startswith("🔁 v3 · Accepted at ICLR 2027 · J. Mach. Learn. Res. 25 (2026) · doi:")
     journal = replace(PAPER, journal="Nature", journal_ref=None, comments=None)
     assert render_followup(journal, None, revision=JOURNAL).startswith("🔁 Published in Nature ·")
+
+
+def test_a_follow_up_has_the_buttons_of_its_paper_alone_or_of_a_digest_entry() -> None:
+    alone = [(b.label, b.data) for b in followup_buttons(7, PAPER)]
+    assert alone == [
+        ("📄 Abstract", "card:7"),
+        ("👍", "like:7"),
+        ("👎", "dislike:7"),
+        ("🔖 Save", "save:7"),
+        ("≈ More like this", "similar:7"),
+    ]
+    unlisted = replace(PAPER, arxiv_id=None)  # no arXiv id to seed "more like this"
+    assert [b.data for b in followup_buttons(7, unlisted)][-1] == "save:7"
+    numbered = [(b.label, b.data) for b in followup_buttons(7, PAPER, 2)]
+    assert numbered == [
+        ("📄 2", "card:7"),
+        ("👍 2", "like:7:2"),
+        ("👎 2", "dislike:7:2"),
+        ("🔖 2", "save:7"),
+    ]
+    news = Followup(None, None, None, "10.1/x", None)
+    assert render_followup(PAPER, news, number=2).startswith("2. 🔁 doi:")
 
 
 def test_a_digest_section_has_its_heading_and_splits_where_telegram_would_cut() -> None:

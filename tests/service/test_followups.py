@@ -275,7 +275,7 @@ async def test_a_digest_chat_gets_its_follow_ups_under_their_heading(world: Worl
     digest = world.texts(1)[1:]
     assert report.sent == 2
     assert "Another paper on" in digest[0] and "🔁" not in digest[0]
-    assert digest[-1].startswith(f"<b>🔁 Follow-ups</b>\n\n🔁 v2 · {REF} — ")
+    assert digest[-1].startswith(f"<b>🔁 Follow-ups</b>\n\n1. 🔁 v2 · {REF} — ")
     assert sorted(world.rows(1)) == [(0, "sent"), (0, "sent"), (2, "sent")]
 
 
@@ -287,7 +287,7 @@ async def test_a_digest_of_follow_ups_alone_is_their_section(world: World) -> No
     world.arrive(arxiv_rss(item(3, journal_ref=REF)))
     await world.postman.send_digest(world_chat(world, 1))
     [_, section] = world.texts(1)
-    assert section.startswith(f"<b>🔁 Follow-ups</b>\n\n🔁 v3 · {REF} — ")
+    assert section.startswith(f"<b>🔁 Follow-ups</b>\n\n1. 🔁 v3 · {REF} — ")
 
 
 async def test_a_journal_version_merging_into_a_liked_preprint_is_told_once(
@@ -374,3 +374,29 @@ async def test_a_paused_chat_gets_its_follow_up_when_it_resumes(world: World) ->
         chats.update_chat(session, chat_id=1, paused=False)
     await world.postman.deliver_instant()
     assert world.texts(1)[-1].startswith(f"🔁 v2 · {REF} — ")
+
+
+async def test_a_reference_written_another_way_brings_no_second_follow_up(world: World) -> None:
+    """A mailing re-announces the liked paper with the journal reference it was told with,
+    written another way (spacing, case, a stray full stop): the same news, told once."""
+    world.chat(1, mode="instant")
+    world.arrive((LISTINGS / "email.txt").read_bytes(), "mailing1.txt")
+    with world.database.session() as session:
+        [(paper_id, _)] = papers.papers_by_arxiv_id(session, arxiv_ids=["2502.13163"]).values()
+    world.like(1, paper_id)
+    full = (LISTINGS / "email_journal_ref.txt").read_bytes()
+    told = b"Journal-ref: ACM Comput. Surv. 58 (2026) 1-35\nDOI: 10.1145/3700001\n"
+    assert told in full
+
+    def mailing(reference: bytes, doi: bytes = b"10.1145/3700001") -> bytes:
+        return full.replace(told, b"Journal-ref: " + reference + b"\nDOI: " + doi + b"\n")
+
+    world.arrive(mailing(b"J. Mach. Learn. Res.  25 (2026)"), "mailing2.txt")
+    world.arrive(mailing(b"J. Mach. Learn. Res. 25 (2026)"), "mailing3.txt")
+    world.arrive(mailing(b"J. mach. learn. res., 25 (2026).", b"10.1145/3700001."), "mailing4.txt")
+    await world.postman.deliver_instant()
+    notes = [text for text in world.texts(1) if text.startswith("🔁")]
+    assert [note.split(" — ")[0] for note in notes] == [
+        "🔁 Accepted at ICSE 2027 · J. Mach. Learn. Res. 25 (2026) · "
+        'doi:<a href="https://doi.org/10.1145/3700001">10.1145/3700001</a>'
+    ]

@@ -1,5 +1,6 @@
 """Papers to rate to start, as a reader meets them in Telegram: the real Application against the
-fake Bot API, a first filter's button, the papers' 👍, and /tune with nothing left to offer."""
+fake Bot API, a first filter's button, the papers' 👍 (buttons, and reactions as on alerts), and
+/tune with nothing left to offer."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from datetime import date
 from typing import Any
 
 from bot.service import feedback
-from tests.corpus import mixed_day, rss
+from bot.store import feedback as ratings
+from bot.store import papers as stored
+from tests.corpus import mixed_day, rss, topic_papers
 from tests.telegram.conftest import World
 
 ADA = 101
@@ -62,3 +65,28 @@ async def tune(world: World) -> str:
         lambda: any(m["text"][:6] in ("Above:", "Every ") for m in world.server.sent(ADA)[before:])
     )
     return str(world.server.sent(ADA)[-1]["text"])
+
+
+async def test_a_reaction_on_an_offer_of_one_paper_rates_it_as_on_an_alert(world: World) -> None:
+    await world.drop(day_xml=rss(topic_papers("kv", 1, first_id=1, day=DAY), DAY))
+    await world.command(ADA, "/subscribe cache")
+    assert (await tune(world)).startswith("Above: a recent paper")
+    [offer] = [m for m in world.server.sent(ADA) if "like:" in str(m.get("reply_markup"))]
+    world.server.react(ADA, offer["message_id"], ["👍"], user_id=ADA)
+    assert "Ratings: 1 👍, 0 👎" in await world.command(ADA, "/status")  # answered after it
+    with world.runtime.database.session() as session:
+        [paper_id] = ratings.ratings(session, chat_id=ADA)
+        [paper] = stored.get_papers(session, paper_ids=[paper_id]).values()
+    assert f"arxiv.org/abs/{paper.arxiv_id}" in offer["text"]  # the paper offered
+    world.server.react(ADA, offer["message_id"], [], ["👍"], user_id=ADA)
+    assert "Ratings: none yet" in await world.command(ADA, "/status")
+
+
+async def test_a_reaction_on_an_offer_of_several_rates_none_as_on_an_alert(world: World) -> None:
+    """A 👍 on a message of eight papers does not say which: its buttons do."""
+    await world.drop(day_xml=rss(mixed_day(DAY, 5, first_id=1), DAY))
+    await world.command(ADA, "/subscribe propose")
+    assert (await tune(world)).startswith("Above: 8 recent papers")
+    [offer] = [m for m in world.server.sent(ADA) if "like:" in str(m.get("reply_markup"))]
+    world.server.react(ADA, offer["message_id"], ["👍"], user_id=ADA)
+    assert "Ratings: none yet" in await world.command(ADA, "/status")
