@@ -5,6 +5,7 @@ after a restart; ratings go with /stop."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -206,3 +207,33 @@ async def test_a_ranked_digests_pages_add_up_whatever_is_rated_between_them(
     listed = [title for page in pages for title in page]
     assert [len(page) for page in pages] == [6, 6, 6, 2]
     assert sorted(listed) == sorted(p.title for p in day_two)  # each once, none lost
+
+
+async def test_a_category_the_likes_share_lifts_other_papers_listed_in_it(
+    database: Database, clock: Clock
+) -> None:
+    """FAN's four 👍 kv cache papers are listed in cs.DC (and cs.LG, as every paper): on the
+    next day the two vision papers also listed in cs.DC come before the other vision papers."""
+
+    def in_dc(paper: Paper) -> Paper:
+        return replace(paper, categories=("cs.DC", "cs.LG"))
+
+    with database.session() as session:
+        chats.register_chat(session, chat_id=FAN, kind="private", now=clock())
+        filters.add_filter(session, chat_id=FAN, source="we", canonical="we", now=clock())
+    first = [in_dc(p) if topic_of(p) == "kv" else p for p in mixed_day(DAY_ONE, 10, first_id=1)]
+    arrive(database, clock, first)
+    liked = [p.arxiv_id for p in first if topic_of(p) == "kv"][:4]
+    feedback.rate_ids(database, chat_id=FAN, arxiv_ids=liked, value=1, now=clock())
+    transport = RecordingTransport()
+    post = postman(database, clock, transport)
+    await post.digest_now(chats_of(database, FAN))  # day one's digest: sent, out of the way
+    second = mixed_day(DAY_TWO, 5, first_id=100, seed=2)
+    vision = [p for p in second if topic_of(p) == "vision"]
+    lifted = {p.title for p in vision[:2]}
+    arrive(database, clock, [in_dc(p) if p.title in lifted else p for p in second])
+    transport.sent = []
+    await post.digest_now(chats_of(database, FAN))
+    order = [t for t in listed_titles(transport.texts(FAN)) if t in {p.title for p in vision}]
+    assert len(order) == 5
+    assert set(order[:2]) == lifted
