@@ -274,7 +274,9 @@ class ChatModel:
         self.intercept = intercept
         self.fingerprint = fingerprint  # of the text model it was trained on
         self.authors = list(authors)  # who wrote its 👍 papers (AUTHOR_WEIGHT)
-        self.categories = dict(categories or {})  # category -> its log-odds (CATEGORY_WEIGHT)
+        # category -> its log-odds (CATEGORY_WEIGHT); None: kept before categories were
+        # learnt, so the model doesn't fit and the chat's next ranking retrains it
+        self.categories = None if categories is None else dict(categories)
 
     @classmethod
     def train(
@@ -324,7 +326,7 @@ class ChatModel:
         )
 
     def fits(self, text_model: Featurizer) -> bool:
-        return self.fingerprint == text_model.fingerprint
+        return self.fingerprint == text_model.fingerprint and self.categories is not None
 
     def scores(self, vectors: Vectors) -> Array:
         """One score per row, higher is more relevant (a log-odds)."""
@@ -337,7 +339,7 @@ class ChatModel:
             scores += AUTHOR_WEIGHT * counted
         if CATEGORY_WEIGHT and vectors.categories:
             rows = vectors.rows_by_category
-            for category, odds in self.categories.items():
+            for category, odds in (self.categories or {}).items():
                 scores[rows.get(category, [])] += CATEGORY_WEIGHT * odds
         return scores
 
@@ -361,7 +363,7 @@ class ChatModel:
             named = [name for name in vectors.authors[row] if name in liked][:AUTHOR_HITS]
             lifts += [(AUTHOR_WEIGHT, name) for name in named]
         if CATEGORY_WEIGHT and vectors.categories:
-            odds = self.categories
+            odds = self.categories or {}
             lifts += [(CATEGORY_WEIGHT * odds[c], c) for c in vectors.categories[row] if c in odds]
         chosen: list[str] = []
         seen: set[str] = set()
@@ -385,12 +387,13 @@ class ChatModel:
     @classmethod
     def from_bytes(cls, data: bytes) -> ChatModel:
         header, arrays = _unpack(data, "chat")
+        kept = header.get("categories")  # None in a model kept before category overlap
         return cls(
             arrays["coefficients"],
             float(header["intercept"]),
             str(header["fingerprint"]),
             [str(name) for name in header.get("authors", [])],  # a model kept before: none
-            {str(c): float(w) for c, w in header.get("categories", {}).items()},
+            None if kept is None else {str(c): float(w) for c, w in kept.items()},
         )
 
     def _check(self, vectors: Vectors) -> None:

@@ -310,3 +310,17 @@ def test_reasons_name_a_liked_author_and_category_that_lift_the_paper(
     reasons = model.reasons(text_model.vectors([theirs]))
     assert sorted(reasons) == ["Ada Lovelace", "cs.RO"]
     assert model.reasons(text_model.vectors([plain])) == []
+
+
+def test_a_model_kept_before_category_overlap_no_longer_fits(text_model: TextModel) -> None:
+    """A chat model stored before categories were learnt says nothing of them: it does not fit,
+    so the ranker retrains it (bot/service/ranking.py) rather than ranking without them."""
+    model = ChatModel.train(text_model, [paper("robots", n) for n in range(3)], [], window())
+    assert model is not None and model.fits(text_model)
+    header, arrays = relevance._unpack(model.to_bytes(), "chat")
+    del header["categories"]
+    old = ChatModel.from_bytes(relevance._pack("chat", header, **arrays))
+    assert old.categories is None
+    assert not old.fits(text_model)
+    vectors = text_model.vectors([paper("robots", 50)])
+    assert np.array_equal(old.scores(vectors), model.scores(vectors))  # it still scores
