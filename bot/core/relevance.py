@@ -402,7 +402,9 @@ class ChatModel:
 
 def category_odds(liked: Sequence[Paper], background: Sequence[Sequence[str]]) -> dict[str, float]:
     """Each category of the 👍 papers with the log-odds of its share among them against its
-    share among the background's papers (add-one smoothed), where that is positive."""
+    share among the background's papers, where that is positive. Both shares are smoothed
+    (count / (n + 1), (count + 1) / (n + 1)): three 👍 in a category no stored paper is in
+    give it log(3/4 × (n + 1)), not infinity."""
     others = Counter(c for categories in background for c in set(categories))
     mine = Counter(c for paper in liked for c in set(paper.categories))
     odds = {}
