@@ -36,6 +36,11 @@ def _journal(name: str) -> str:
     return " ".join(terms[1:] if terms[:1] == ["the"] and len(terms) > 1 else terms)
 
 
+def _journal_names(paper: Paper) -> set[str]:
+    """The journal's name and abbreviations."""
+    return {_journal(name) for name in (paper.journal, *paper.journal_abbreviations) if name}
+
+
 def matches(node: Node, paper: Paper) -> bool:
     if isinstance(node, And):
         return all(matches(part, paper) for part in node.parts)
@@ -48,7 +53,7 @@ def matches(node: Node, paper: Paper) -> bool:
         if kind == "mesh":
             return any(" ".join(t.term for t in tokens(term)) == name for term in paper.mesh)
         if kind == "jr":
-            return _journal(paper.journal or "") == name
+            return name in _journal_names(paper)
         return name in paper.sources
     if isinstance(node, Category):
         for category in (fold_category(c) for c in paper.categories):
