@@ -5,6 +5,7 @@ baseline."""
 from __future__ import annotations
 
 from bot.core.analysis import fold_category, tokens
+from bot.core.journal_names import JOURNAL_ACRONYMS
 from bot.core.paper import Paper
 from bot.core.query import And, Category, Node, Not, Or, Phrase, PhrasePrefix, Prefix, Word
 
@@ -37,8 +38,12 @@ def _journal(name: str) -> str:
 
 
 def _journal_names(paper: Paper) -> set[str]:
-    """The journal's name and abbreviations."""
-    return {_journal(name) for name in (paper.journal, *paper.journal_abbreviations) if name}
+    """The journal's name and abbreviations, each with the names of its acronyms' row."""
+    names = {_journal(name) for name in (paper.journal, *paper.journal_abbreviations) if name}
+    for row in JOURNAL_ACRONYMS:
+        if names & {_journal(name) for name in row}:
+            names.update(_journal(name) for name in row)
+    return names
 
 
 def matches(node: Node, paper: Paper) -> bool:

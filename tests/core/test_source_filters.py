@@ -116,9 +116,25 @@ PNAS = "Proceedings of the National Academy of Sciences of the United States of 
         ("jr:nat", "Nature neuroscience", ("Nat Neurosci",), False),  # a name is matched whole
         ('jr:"j med internet res"', "JMIR", ("J. Med. Internet Res.", "JMIR Res"), True),
         ('jr:"jmir res"', "JMIR", ("J. Med. Internet Res.", "JMIR Res"), True),  # any kept one
+        ("jr:pnas", PNAS, ("Proc. Natl. Acad. Sci. U.S.A.",), True),  # a well-known acronym
+        ("jr:PNAS", "Proceedings of the National Academy of Sciences", (), True),  # its own feed
+        (
+            'jr:"proc natl acad sci u s a"',
+            "Proceedings of the National Academy of Sciences",
+            (),
+            True,
+        ),
+        ('jr:"Proceedings of the National Academy of Sciences"', "PNAS", (), True),
+        ("jr:pnas", "Proceedings of the Royal Society B", (), False),
+        ("jr:pnas", "PNAS Nexus", (), False),  # another journal of its publisher
+        ('jr:"j mach learn res"', "Journal of Machine Learning Research", (), True),
+        ("jr:jmlr", "J. Mach. Learn. Res.", (), True),
+        ("jr:prl", "Physical review letters", ("Phys Rev Lett",), True),
+        ('jr:"Phys. Rev. Lett."', "Physical Review Letters", (), True),
+        ("jr:nejm", "The New England journal of medicine", ("N Engl J Med",), True),
     ],
 )
-def test_a_journal_is_found_by_an_abbreviation(
+def test_a_journal_is_found_by_an_abbreviation_or_a_well_known_acronym(
     source: str, journal: str, abbreviations: tuple[str, ...], found: bool
 ) -> None:
     paper = Paper(
@@ -142,7 +158,11 @@ def test_the_real_pubmed_records_are_found_by_their_journals_abbreviations() -> 
     [pnas] = sample("pubmed_efetch_2020_pnas.xml")
     # ISO's "Proc. Natl. Acad. Sci. U.S.A." and MedlineTA's "Proc Natl Acad Sci U S A" are one
     assert (pnas.journal, pnas.journal_abbreviations) == (PNAS, ("Proc. Natl. Acad. Sci. U.S.A.",))
-    for source in ('jr:"Proc Natl Acad Sci U S A"', 'jr:"proc. natl. acad. sci. u.s.a."'):
+    for source in (
+        'jr:"Proc Natl Acad Sci U S A"',
+        'jr:"proc. natl. acad. sci. u.s.a."',
+        "jr:pnas",
+    ):
         assert matched(source, (pnas,)) == [True], source
 
 
