@@ -55,6 +55,7 @@ def paper_fields(paper: Paper) -> dict[str, object]:
         "pmid": paper.pmid,
         "pmcid": paper.pmcid,
         "journal": paper.journal,
+        "journal_abbreviations": list(paper.journal_abbreviations),
         "mesh": list(paper.mesh),
     }
     fields.update((name, value) for name, value in extra.items() if value)

@@ -5,6 +5,7 @@ baseline."""
 from __future__ import annotations
 
 from bot.core.analysis import fold_category, tokens
+from bot.core.journal_names import JOURNAL_ACRONYMS
 from bot.core.paper import Paper
 from bot.core.query import And, Category, Node, Not, Or, Phrase, PhrasePrefix, Prefix, Word
 
@@ -36,6 +37,15 @@ def _journal(name: str) -> str:
     return " ".join(terms[1:] if terms[:1] == ["the"] and len(terms) > 1 else terms)
 
 
+def _journal_names(paper: Paper) -> set[str]:
+    """The journal's name and abbreviations, each with the names of its acronyms' row."""
+    names = {_journal(name) for name in (paper.journal, *paper.journal_abbreviations) if name}
+    for row in JOURNAL_ACRONYMS:
+        if names & {_journal(name) for name in row}:
+            names.update(_journal(name) for name in row)
+    return names
+
+
 def matches(node: Node, paper: Paper) -> bool:
     if isinstance(node, And):
         return all(matches(part, paper) for part in node.parts)
@@ -48,7 +58,7 @@ def matches(node: Node, paper: Paper) -> bool:
         if kind == "mesh":
             return any(" ".join(t.term for t in tokens(term)) == name for term in paper.mesh)
         if kind == "jr":
-            return _journal(paper.journal or "") == name
+            return name in _journal_names(paper)
         return name in paper.sources
     if isinstance(node, Category):
         for category in (fold_category(c) for c in paper.categories):

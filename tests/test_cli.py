@@ -271,6 +271,7 @@ def test_preview_json_shape_and_no_match(workdir: Path) -> None:
         "preprint_doi",
         "pmid",
         "journal",
+        "journal_abbreviations",
         "mesh",
         "abstract",
         "highlights",
@@ -286,6 +287,15 @@ def test_preview_json_shape_and_no_match(workdir: Path) -> None:
     [grid] = mesh["matches"]  # the five records of tests/data/sources are one paper
     assert grid["sources"] == ["arxiv", "biorxiv", "pubmed", "journal"]
     assert (grid["pmid"], grid["doi"]) == ("41999001", "10.1038/s41593-026-01999-1")
+    # the journal's own spelling, and PubMed's abbreviation of it, which jr: finds too
+    assert (grid["journal"], grid["journal_abbreviations"]) == (
+        "Nature Neuroscience",
+        ["Nat Neurosci"],
+    )
+    named = json.loads(
+        paperbot(workdir, "preview", 'jr:"nat neurosci"', str(data), "--json").stdout
+    )
+    assert [m["pmid"] for m in named["matches"]] == ["41999001"]
     derived = json.loads(paperbot(workdir, "preview", "lapanda", "seeds", "--json").stdout)
     assert derived["matches"][0]["headline_derived"] is True
     assert {h["text"].lower() for h in derived["matches"][0]["highlights"]} == {"lapanda"}

@@ -39,8 +39,8 @@ SYNTAX = [
         "<code>cat:cs.*</code>)"
     ),
     N_(
-        "<code>mesh:</code> a PubMed MeSH term, <code>jr:</code> a journal, <code>src:</code> a "
-        "source (arxiv, biorxiv, medrxiv, pubmed, journal)"
+        "<code>mesh:</code> a PubMed MeSH term, <code>jr:</code> a journal (name or "
+        "abbreviation), <code>src:</code> a source (arxiv, biorxiv, medrxiv, pubmed, journal)"
     ),
     N_(
         "For a biologist: <code>cat:biorxiv.neuroscience</code>, "

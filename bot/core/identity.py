@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from bot.core.journal_names import distinct_abbreviations
 from bot.core.paper import Paper
 
 Ref = TypeVar("Ref")
@@ -111,6 +112,7 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
     title, derived = base.title, base.title_derived
     if derived and not extra.title_derived:
         title, derived = extra.title, False
+    journal = _journal_name(base, extra)
     merged = base.with_changes(
         title=title,
         title_derived=derived,
@@ -129,7 +131,10 @@ def merge(stored: Paper, incoming: Paper) -> tuple[Paper, bool]:
         server=base.server if base.preprint_doi or not extra.preprint_doi else extra.server,
         pmid=base.pmid or extra.pmid,
         pmcid=base.pmcid or extra.pmcid,
-        journal=_journal_name(base, extra),
+        journal=journal,
+        journal_abbreviations=distinct_abbreviations(
+            journal, (*base.journal_abbreviations, *extra.journal_abbreviations)
+        ),
         mesh=base.mesh or extra.mesh,
         source=stored.source,
         announce_type=incoming.announce_type if newer else stored.announce_type,
@@ -156,9 +161,10 @@ def gains_journal_version(before: Paper, after: Paper) -> bool:
 
 def filter_view(paper: Paper) -> Paper:
     """What filters read of a paper (bot/core/matcher: the words of its title, abstract and
-    authors, its categories, MeSH terms, journal and sources), the rest left out. A record
-    merged into a matched paper that changes it can match filters the paper did not: the
-    paper is matched again for the chats those filters bring (bot/service/planning.py)."""
+    authors, its categories, MeSH terms, journal and its abbreviations, and sources), the rest
+    left out. A record merged into a matched paper that changes it can match filters the paper
+    did not: the paper is matched again for the chats those filters bring
+    (bot/service/planning.py)."""
     return Paper(
         title=paper.title,
         abstract=paper.abstract,
@@ -171,6 +177,7 @@ def filter_view(paper: Paper) -> Paper:
         server=paper.server,
         pmid=paper.pmid,
         journal=paper.journal,
+        journal_abbreviations=paper.journal_abbreviations,
         mesh=paper.mesh,
     )
 

@@ -108,6 +108,9 @@ class Paper:
     pmid: str | None = None
     pmcid: str | None = None
     journal: str | None = None  # the journal's name: Nature, Cell reports
+    # Other names of the journal, each folding apart from `journal` and from one another:
+    # PubMed's ISO abbreviation and MedlineTA ('Nat Neurosci', 'Proc. Natl. Acad. Sci. U.S.A.')
+    journal_abbreviations: tuple[str, ...] = ()
     mesh: tuple[str, ...] = ()  # PubMed's MeSH descriptors: CRISPR-Cas Systems
     title_key: str = field(init=False, default="")
     abstract_key: str = field(init=False, default="")

@@ -9,8 +9,9 @@
     ( ... )                 grouping
     ti: abs: au: cat:       title, abstract, author, category (cat:cs.LG, cat:cs.*,
                             cat:biorxiv.neuroscience)
-    mesh: jr: src:          a MeSH term, a journal, a source (mesh:"CRISPR-Cas Systems",
-                            jr:"Nature Neuroscience", src:pubmed)
+    mesh: jr: src:          a MeSH term, a journal (name or abbreviation), a source
+                            (mesh:"CRISPR-Cas Systems", jr:"Nature Neuroscience",
+                            jr:"nat neurosci", src:pubmed)
 
 `parse_query` gives a tree whose nodes keep their position in the source; `canonical` shows a
 person how the filter was understood. User text is never compiled into a regular expression.

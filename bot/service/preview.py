@@ -46,6 +46,7 @@ class Preview:
                     "preprint_doi": paper.preprint_doi,
                     "pmid": paper.pmid,
                     "journal": paper.journal,
+                    "journal_abbreviations": list(paper.journal_abbreviations),
                     "mesh": list(paper.mesh),
                     "abstract": paper.abstract,
                     "tldr": tldr(paper.abstract, paper.title),

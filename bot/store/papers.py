@@ -38,6 +38,7 @@ def _to_paper(row: PaperTable) -> Paper:
         pmid=row.pmid,
         pmcid=row.pmcid,
         journal=row.journal,
+        journal_abbreviations=tuple(row.journal_abbreviations),
         mesh=tuple(row.mesh),
     )
 
@@ -67,6 +68,7 @@ def _columns(paper: Paper) -> dict[str, object]:
         "pmid": paper.pmid,
         "pmcid": paper.pmcid,
         "journal": paper.journal,
+        "journal_abbreviations": list(paper.journal_abbreviations),
         "mesh": list(paper.mesh),
     }
 
@@ -85,13 +87,16 @@ def _view_columns(paper: Paper) -> dict[str, object]:
         "server": view.server,
         "pmid": view.pmid,
         "journal": view.journal,
+        "journal_abbreviations": list(view.journal_abbreviations),
         "mesh": list(view.mesh),
     }
 
 
 def _view_paper(stored: dict[str, Any]) -> Paper:
     lists = {name: tuple(stored[name]) for name in ("authors", "categories", "mesh")}
-    return Paper(**{**stored, **lists}, source="")
+    # kept before 0023 without the abbreviations: the record had none
+    abbreviations = tuple(stored.get("journal_abbreviations", ()))
+    return Paper(**{**stored, **lists, "journal_abbreviations": abbreviations}, source="")
 
 
 def find_known_papers(

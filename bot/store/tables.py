@@ -49,6 +49,10 @@ class PaperTable(SQLModel, table=True):
     pmid: str | None = Field(default=None, max_length=20, index=True)
     pmcid: str | None = Field(default=None, max_length=20)
     journal: str | None = Field(default=None, sa_column=Column(Text))
+    # PubMed's ISO abbreviation and MedlineTA where they name the journal otherwise (jr: finds them)
+    journal_abbreviations: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
+    )
     mesh: list[str] = Field(
         default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
     )

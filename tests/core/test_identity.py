@@ -164,6 +164,27 @@ def test_the_journal_keeps_its_own_spelling_over_pubmeds(pubmed_first: bool) -> 
     assert again.journal == "Sensors"
 
 
+@pytest.mark.parametrize("pubmed_first", [True, False])
+def test_pubmeds_abbreviations_stay_with_the_journals_own_spelling(pubmed_first: bool) -> None:
+    record = paper(
+        doi="10.1038/n1",
+        pmid="7",
+        journal="Nature neuroscience",
+        journal_abbreviations=("Nat Neurosci",),
+    )
+    feed = paper(doi="10.1038/n1", journal="Nature Neuroscience")
+    stored, incoming = (record, feed) if pubmed_first else (feed, record)
+    merged, _ = merge(stored, incoming)
+    assert (merged.journal, merged.journal_abbreviations) == (
+        "Nature Neuroscience",
+        ("Nat Neurosci",),
+    )
+    assert merge(merged, record)[0] == merged  # the record again changes nothing
+    # another spelling of a kept abbreviation adds none
+    dotted = record.with_changes(journal_abbreviations=("Nat. Neurosci.", "Nature Neurosci"))
+    assert merge(merged, dotted)[0].journal_abbreviations == ("Nat Neurosci", "Nature Neurosci")
+
+
 def test_of_two_journal_feeds_the_first_spelling_stays() -> None:
     merged, _ = merge(
         paper(doi="10.1038/n1", journal="NATURE"), paper(doi="10.1038/n1", journal="Nature")
@@ -180,6 +201,7 @@ def test_what_filters_read_changes_with_the_fields_they_match_and_no_others() ->
     for brings in (
         {"mesh": ("Grid Cells",)},
         {"journal": "Nature Neuroscience"},
+        {"journal_abbreviations": ("Nat Neurosci",)},
         {"pmid": "41999001"},
         {"abstract": "Grid cells in the entorhinal cortex..."},
         {"authors": ("Adaeze N Okafor",)},

@@ -78,3 +78,26 @@ def test_preprint_version(link: str, version: int | None) -> None:
 )
 def test_pubmed_link(guid: str, link: str | None) -> None:
     assert journals.pubmed_link(guid) == link
+
+
+@pytest.mark.parametrize(
+    ("html", "abbreviation"),
+    [
+        (
+            '<div><p style="color: #4aa564;">Parasitol Int. 2021 Dec 17:102531. doi: 10.1',
+            "Parasitol Int",
+        ),
+        (
+            '<div><p style="c">Sensors (Basel). 2021 Dec 3;21(23):8100. doi: 10.3390/s1',
+            "Sensors (Basel)",
+        ),
+        ("<p>Proc Natl Acad Sci U S A. 2021 Dec 21;118(51):e1. doi:", "Proc Natl Acad Sci U S A"),
+        ("<p>Nature, Published online: 18 July 2024; doi:10.1038/s1</p>", None),  # no PubMed cite
+        ("<p>Cells. 2021;10(1):5. doi: 10.3390/c1</p>", "Cells"),  # no month
+        ("<p>A new species. 2021 was a year.</p>", None),
+        ("<p><b>ABSTRACT</b></p><p>Parasitol Int. 2021</p>", None),  # not the first paragraph
+        ("Parasitol Int. 2021 Dec 17", None),
+    ],
+)
+def test_pubmed_abbreviation(html: str, abbreviation: str | None) -> None:
+    assert journals.pubmed_abbreviation(html) == abbreviation

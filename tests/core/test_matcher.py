@@ -180,7 +180,7 @@ ORIGINS = [
     (None, None, None, "41999001"),
 ]
 paper = st.builds(
-    lambda title, abstract, authors, categories, origin, journal, mesh: Paper(
+    lambda title, abstract, authors, categories, origin, journal, abbreviations, mesh: Paper(
         title=title,
         abstract=abstract,
         source="gen",
@@ -191,6 +191,7 @@ paper = st.builds(
         server=origin[2],
         pmid=origin[3],
         journal=journal,
+        journal_abbreviations=tuple(abbreviations),
         mesh=tuple(mesh),
     ),
     text,
@@ -209,6 +210,11 @@ paper = st.builds(
     st.sampled_from(
         [None, "Nature", "NATURE", "Nature (London)", "Nature Neuroscience", "Cell reports"]
         + ["The Lancet", "Lancet (London, England)", "Technology and health care : official"]
+        + ["Proceedings of the National Academy of Sciences", "PNAS"]
+    ),
+    st.lists(
+        st.sampled_from(["Nat Neurosci", "Nat. Neurosci.", "Proc Natl Acad Sci U S A", "Lancet"]),
+        max_size=2,
     ),
     st.lists(st.sampled_from(["CRISPR-Cas Systems", "Mice", "Grid Cells"]), max_size=2),
 )
@@ -228,6 +234,7 @@ leaf = st.one_of(
         + ["cat:biorxiv.neuroscience", "cat:biorxiv", 'mesh:"crispr cas systems"', "mesh:Mice"]
         + ["jr:nature", 'jr:"Nature Neuroscience"', "src:pubmed", "src:biorxiv", "src:arxiv"]
         + ["jr:lancet", 'jr:"The Lancet"', 'jr:"Technology and Health Care"', "jr:NATURE"]
+        + ['jr:"nat neurosci"', "jr:pnas", 'jr:"Proc. Natl. Acad. Sci. U.S.A."', "jr:nat"]
         + ["src:medrxiv", "src:journal", 'au:"A Lee"', 'au:"Lee A"', 'au:"L L Li"', "au:l"]
         + ['au:"Lee AN"', 'au:"H Hassani"', 'au:"r queri*"']
     ),

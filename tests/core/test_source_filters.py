@@ -52,6 +52,8 @@ def matched(source: str, papers: tuple[Paper, ...]) -> list[bool]:
         ("mesh:Grid", [False, False, False, False]),  # a term is matched whole
         ('jr:"Nature Neuroscience"', [False, True, True, False]),
         ("jr:nature", [False, False, False, False]),  # Nature is another journal
+        ('jr:"nat neurosci"', [False, True, False, False]),  # PubMed's ISO abbreviation
+        ('jr:"Nat. Neurosci."', [False, True, False, False]),
         ("src:biorxiv", [True, False, False, False]),
         ("src:pubmed", [False, True, False, False]),
         ("src:journal", [False, True, True, True]),  # arXiv's copy names the journal's DOI
@@ -98,6 +100,70 @@ def test_a_journal_is_found_however_a_source_or_a_filter_writes_it(
 ) -> None:
     paper = Paper(title="A paper", abstract="", source="t", doi="10.1/x", journal=journal)
     assert matched(source, (paper,)) == [found]
+
+
+PNAS = "Proceedings of the National Academy of Sciences of the United States of America"
+
+
+@pytest.mark.parametrize(
+    ("source", "journal", "abbreviations", "found"),
+    [
+        ('jr:"nat neurosci"', "Nature neuroscience", ("Nat Neurosci",), True),
+        ('jr:"Nat. Neurosci."', "Nature neuroscience", ("Nat Neurosci",), True),  # dots
+        ('jr:"NAT  NEUROSCI"', "Nature neuroscience", ("Nat. Neurosci.",), True),  # case, spaces
+        ('jr:"Nature Neuroscience"', "Nature neuroscience", ("Nat Neurosci",), True),
+        ('jr:"nat neurosci"', "Nature neuroscience", (), False),  # no abbreviation is guessed
+        ("jr:nat", "Nature neuroscience", ("Nat Neurosci",), False),  # a name is matched whole
+        ('jr:"j med internet res"', "JMIR", ("J. Med. Internet Res.", "JMIR Res"), True),
+        ('jr:"jmir res"', "JMIR", ("J. Med. Internet Res.", "JMIR Res"), True),  # any kept one
+        ("jr:pnas", PNAS, ("Proc. Natl. Acad. Sci. U.S.A.",), True),  # a well-known acronym
+        ("jr:PNAS", "Proceedings of the National Academy of Sciences", (), True),  # its own feed
+        (
+            'jr:"proc natl acad sci u s a"',
+            "Proceedings of the National Academy of Sciences",
+            (),
+            True,
+        ),
+        ('jr:"Proceedings of the National Academy of Sciences"', "PNAS", (), True),
+        ("jr:pnas", "Proceedings of the Royal Society B", (), False),
+        ("jr:pnas", "PNAS Nexus", (), False),  # another journal of its publisher
+        ('jr:"j mach learn res"', "Journal of Machine Learning Research", (), True),
+        ("jr:jmlr", "J. Mach. Learn. Res.", (), True),
+        ("jr:prl", "Physical review letters", ("Phys Rev Lett",), True),
+        ('jr:"Phys. Rev. Lett."', "Physical Review Letters", (), True),
+        ("jr:nejm", "The New England journal of medicine", ("N Engl J Med",), True),
+    ],
+)
+def test_a_journal_is_found_by_an_abbreviation_or_a_well_known_acronym(
+    source: str, journal: str, abbreviations: tuple[str, ...], found: bool
+) -> None:
+    paper = Paper(
+        title="A paper",
+        abstract="",
+        source="t",
+        doi="10.1/x",
+        journal=journal,
+        journal_abbreviations=abbreviations,
+    )
+    assert matched(source, (paper,)) == [found]
+
+
+def test_the_real_pubmed_records_are_found_by_their_journals_abbreviations() -> None:
+    papers = sample("pubmed_efetch_2019.xml")
+    assert [p.journal_abbreviations for p in papers[:2]] == [
+        ("Inform Health Soc Care",),
+        ("Aust Occup Ther J",),
+    ]
+    assert matched('jr:"Inform Health Soc Care"', papers) == [True] + [False] * (len(papers) - 1)
+    [pnas] = sample("pubmed_efetch_2020_pnas.xml")
+    # ISO's "Proc. Natl. Acad. Sci. U.S.A." and MedlineTA's "Proc Natl Acad Sci U S A" are one
+    assert (pnas.journal, pnas.journal_abbreviations) == (PNAS, ("Proc. Natl. Acad. Sci. U.S.A.",))
+    for source in (
+        'jr:"Proc Natl Acad Sci U S A"',
+        'jr:"proc. natl. acad. sci. u.s.a."',
+        "jr:pnas",
+    ):
+        assert matched(source, (pnas,)) == [True], source
 
 
 def test_a_mesh_term_finds_the_real_pubmed_records_indexed_with_it() -> None:

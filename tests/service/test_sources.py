@@ -243,6 +243,52 @@ def test_a_preprint_merged_into_a_matched_pubmed_record_reaches_the_chats_it_new
     assert ledger(database) == {chat_id: [(paper_id, 0)] for chat_id in WATCHERS}
 
 
+async def test_a_chat_naming_the_journal_by_its_abbreviation_gets_the_pubmed_record(
+    database: Database, clock: Clock
+) -> None:
+    """PubMed's record names Nature Neuroscience "Nat Neurosci" (its ISO abbreviation): a chat
+    that writes the journal so, with dots or without, is sent the paper."""
+    watch(database, clock, {7: 'jr:"nat neurosci"', 8: 'jr:"Nat. Neurosci." grid'})
+    arrive(database, clock, PUBMED)
+    Planner(FilterRules()).plan(database, now=clock())
+    [(paper_id, paper)] = stored(database)
+    assert paper.journal_abbreviations == ("Nat Neurosci",)
+    assert ledger(database) == {7: [(paper_id, 0)], 8: [(paper_id, 0)]}
+
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    transport = RecordingTransport()
+    sender = Sender(transport, Limits.off(), sleep=no_sleep, monotonic=lambda: 0.0)
+    postman = Postman(database, sender, clock=clock, rules=FilterRules())
+    with database.session() as session:
+        chat = chats.get_chat(session, chat_id=7)
+    assert chat is not None
+    assert isinstance(await postman.digest_now(chat), DigestSent)
+    assert "Grid cells map odour space" in "\n".join(transport.texts(7))
+
+
+def test_the_journals_feed_then_pubmed_reaches_a_chat_naming_the_abbreviation(
+    database: Database, clock: Clock
+) -> None:
+    """The journal's feed names no abbreviation; the PubMed record merged into the matched
+    paper brings "Nat Neurosci", and the chat that follows it gets the paper then, once."""
+    watch(database, clock, {3: WATCHERS[3], 7: 'jr:"nat neurosci"'})
+    planner = Planner(FilterRules())
+    arrive(database, clock, JOURNAL)
+    planner.plan(database, now=clock())
+    [(paper_id, _)] = stored(database)
+    assert ledger(database) == {3: [(paper_id, 0)]}
+    arrive(database, clock, PUBMED)
+    assert planner.plan(database, now=clock()).deliveries == 1
+    assert ledger(database) == {3: [(paper_id, 0)], 7: [(paper_id, 0)]}
+    [(_, paper)] = stored(database)
+    assert (paper.journal, paper.journal_abbreviations) == (
+        "Nature Neuroscience",
+        ("Nat Neurosci",),
+    )
+
+
 def test_a_merge_stored_before_a_crash_is_matched_again_by_the_next_process(
     database: Database, clock: Clock
 ) -> None:

@@ -7,11 +7,13 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from sqlmodel import Session
+from sqlalchemy import update
+from sqlmodel import Session, col
 
 from bot.core.identity import Identity, filter_view
 from bot.core.paper import AnnounceType, Paper
 from bot.store import Database, papers
+from bot.store.tables import PaperTable
 
 NOW = datetime(2026, 10, 22, 12, 0, tzinfo=UTC)
 FULL = Paper(
@@ -228,6 +230,46 @@ def test_a_matched_paper_given_another_record_waits_as_its_filters_first_saw_it(
         papers.mark_matched(session, paper_ids=[first], now=NOW)
         assert papers.unmatched_papers(session, limit=10) == []
         assert papers.rematch_records(session, paper_ids=[first]) == {}
+
+
+PUBMED = Paper(
+    title="RSK2 phosphorylates T-bet to attenuate colon cancer metastasis and growth",
+    abstract="T-bet is a transcription factor.",
+    source="pubmed.xml",
+    doi="10.1073/pnas.1710756114",
+    pmid="29133416",
+    pmcid="PMC5715759",
+    journal="Proceedings of the National Academy of Sciences of the United States of America",
+    journal_abbreviations=("Proc. Natl. Acad. Sci. U.S.A.", "Proc Natl Acad Sci"),
+    mesh=("Animals", "Mice"),
+)
+
+
+def test_a_journals_abbreviations_are_stored_and_kept_for_matching_again(
+    any_database: Database,
+) -> None:
+    """Read back in their order, and kept with the record as its filters saw it (jr: reads
+    them); a record kept so by an older paperbot, without them, reads as having none."""
+    with any_database.session() as session:
+        [first] = insert(session, PUBMED)
+        assert papers.get_papers(session, paper_ids=[first]) == {first: PUBMED}
+        papers.mark_matched(session, paper_ids=[first], now=NOW)
+        feed = PUBMED.with_changes(journal="PNAS", journal_abbreviations=())
+        papers.update_paper(session, paper_id=first, paper=feed, now=NOW, matched_as=PUBMED)
+        assert papers.get_papers(session, paper_ids=[first]) == {first: feed}
+        assert papers.rematch_records(session, paper_ids=[first]) == {first: filter_view(PUBMED)}
+        older = {  # as 0022's paperbot wrote it
+            "title": PUBMED.title, "abstract": PUBMED.abstract, "arxiv_id": None,
+            "doi": PUBMED.doi, "authors": [], "categories": [], "preprint_doi": None,
+            "server": None, "pmid": PUBMED.pmid, "journal": PUBMED.journal,
+            "mesh": ["Animals", "Mice"],
+        }  # fmt: skip
+        session.execute(
+            update(PaperTable).where(col(PaperTable.id) == first).values(rematch_from=older)
+        )
+        assert papers.rematch_records(session, paper_ids=[first]) == {
+            first: filter_view(PUBMED.with_changes(journal_abbreviations=()))
+        }
 
 
 def test_a_replacement_of_a_paper_never_seen_is_stored_but_not_counted_as_new(

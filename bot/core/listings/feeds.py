@@ -14,6 +14,7 @@ from typing import Any
 import feedparser
 
 from bot.core.authors import is_surname_first, parse_authors, parse_surname_first
+from bot.core.journal_names import distinct_abbreviations
 from bot.core.listings import biorxiv, journals
 from bot.core.listings.base import ListingError, ParsedListing, announce_of_version, read_doi
 from bot.core.paper import (
@@ -233,6 +234,8 @@ def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Pape
         authors, more = parse_authors(found[1]) if found[1] else (authors, more)
     doi = _doi(entry)
     preprint_doi = doi if is_preprint_doi(doi) else None
+    pmid = journals.pubmed_id(_text(entry, "id"))
+    cited = journals.pubmed_abbreviation(summary) if pmid and not preprint_doi else None
     return Paper(
         title=title,
         abstract=abstract,
@@ -242,8 +245,9 @@ def _generic(entry: Entry, source: str, channel: date | None, feed: Any) -> Pape
         doi=None if preprint_doi else doi,
         preprint_doi=preprint_doi,
         server=server or (journals.server_named(journal) if preprint_doi else None),
-        pmid=journals.pubmed_id(_text(entry, "id")),
+        pmid=pmid,
         journal=None if preprint_doi else journal,
+        journal_abbreviations=distinct_abbreviations(journal, [cited] if cited else []),
         announce_type=announce_of_version(version) if not identity else AnnounceType.UNKNOWN,
         authors=authors,
         more_authors=more,

@@ -108,6 +108,22 @@ def pubmed_id(guid: str) -> str | None:
     return match[1] if match else None
 
 
+# PubMed's feeds start an item's content with its citation, the journal as NLM abbreviates it
+# (MedlineTA) before the date, a year and a month or the volume: '<div><p style=...>Parasitol
+# Int. 2021 Dec 17:102531. doi: ...', 'J Gen Virol. 2021 Dec;102(12).', 'Cells. 2021;10(1):5.'
+_PUBMED_CITATION = re.compile(
+    r"^\s*(?:<div\b[^>]{0,200}>\s*)?<p\b[^>]{0,200}>\s*(?P<journal>[^<>]{1,150}?)\.\s+"
+    r"\d{4}(?:\s+[A-Z][a-z]{2}\b|[;:.])"
+)
+
+
+def pubmed_abbreviation(html: str) -> str | None:
+    """The journal's abbreviation in the citation a PubMed feed item starts with ('Parasitol
+    Int'); None for content that does not start with one."""
+    match = _PUBMED_CITATION.match(html)
+    return clean_text(match["journal"], html_input=True) or None if match else None
+
+
 def pubmed_link(guid: str) -> str | None:
     """The record's page (PubMed's own links carry tracking parameters with spaces in them)."""
     pmid = pubmed_id(guid)

@@ -17,6 +17,7 @@ from datetime import date
 from xml.etree.ElementTree import Element, ParseError, XMLPullParser
 
 from bot.core.authors import MAX_AUTHORS
+from bot.core.journal_names import distinct_abbreviations
 from bot.core.listings.base import ListingError, ParsedListing, read_doi
 from bot.core.listings.journals import server_named
 from bot.core.paper import Paper, is_preprint_doi
@@ -172,6 +173,16 @@ def _journal(article: Element) -> str | None:
     return _text(journal.find("Title")) or _text(journal.find("ISOAbbreviation")) or None
 
 
+def _abbreviations(citation: Element, journal: str | None) -> tuple[str, ...]:
+    """The journal's ISO abbreviation ('J. Med. Internet Res.') and NLM's title abbreviation,
+    MedlineTA ('J Med Internet Res'), where they name it otherwise than its title does."""
+    names = (
+        _text(citation.find("Article/Journal/ISOAbbreviation")),
+        _text(citation.find("MedlineJournalInfo/MedlineTA")),
+    )
+    return distinct_abbreviations(journal, names)
+
+
 def _mesh(citation: Element) -> tuple[str, ...]:
     """The MeSH descriptors the record is indexed with, in the record's order."""
     found = [_text(d) for d in citation.iterfind("MeshHeadingList/MeshHeading/DescriptorName")]
@@ -209,6 +220,7 @@ def _paper(record: Element, source: str) -> Paper:
         pmid=pmid,
         pmcid=_pmcid(record),
         journal=None if preprint else journal,
+        journal_abbreviations=() if preprint else _abbreviations(citation, journal),
         mesh=_mesh(citation),
         authors=authors,
         more_authors=more,

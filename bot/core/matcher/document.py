@@ -17,12 +17,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from bot.core.analysis import (
     analyse_words,
     fold_category,
-    fold_journal,
     fold_name,
     fold_word,
     initials_form,
     words,
 )
+from bot.core.journal_names import journal_keys
 from bot.core.paper import Paper
 
 # Field bits: a compiled leaf's fields, and the index into a Document's per-field tuples
@@ -155,10 +155,10 @@ def author_names(paper: Paper) -> tuple[str, ...]:
 
 def named_keys(paper: Paper) -> list[str]:
     """The keys `mesh:`, `jr:` and `src:` look up, kept with the category keys (a name is
-    matched whole, as a category is): mesh:grid cell, jr:nature neuroscience, src:pubmed."""
+    matched whole, as a category is): mesh:grid cell, jr:nature neuroscience, src:pubmed; a
+    journal under each of its names (jr:nat neurosci too)."""
     keys = [f"mesh:{fold_name(term)}" for term in paper.mesh]
-    if paper.journal:
-        keys.append(f"jr:{fold_journal(paper.journal)}")
+    keys.extend(f"jr:{name}" for name in journal_keys(paper.journal, paper.journal_abbreviations))
     keys.extend(f"src:{source}" for source in paper.sources)
     return keys
 
