@@ -88,9 +88,9 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
         ("/add", "Usage: <code>/subscribe FILTER</code> (follow a filter)"),
         ("/preview", "Usage: <code>/preview FILTER</code> "
                      "(what a filter matches, without saving it)"),
-        ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest|weekly [DAY]"
-                            "</code> (each paper at once, a daily digest, or a weekly one (on "
-                            "Mondays, or DAY: fri))"),
+        ("/mode sometimes", "Mode: digest, digest at 08:00\nUsage: <code>/mode "
+                            "instant|digest|weekly [DAY]</code> (each paper at once, a daily "
+                            "digest, or a weekly one (on Mondays, or DAY: fri))"),
         ("/mode weekly someday", "<code>someday</code> is not a day of the week.\nUsage: <code>"
                                  "/mode instant|digest|weekly [DAY]</code> (each paper at once, "
                                  "a daily digest, or a weekly one (on Mondays, or DAY: fri))\n"
@@ -169,7 +169,7 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (["/timezone Pacific/Auckland", "/mode weekly fri"], "Weekly: one digest a week, on "
                                                              "Fridays at 08:00; the next at Fri "
                                                              "23 Oct 08:00 (Pacific/Auckland)."),
-        (["/mode weekly sun", "/mode what"], "Mode now: weekly, on Sundays at 08:00.\nUsage: "
+        (["/mode weekly sun", "/mode what"], "Mode: weekly, on Sundays at 08:00\nUsage: "
                                              "<code>/mode instant|digest|weekly [DAY]</code> "
                                              "(each paper at once, a daily digest, or a weekly "
                                              "one (on Mondays, or DAY: fri))"),
@@ -341,6 +341,20 @@ START_CLOSING = (
     "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
     "its papers rank what I send you from the start."
 )
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("setting", ["/mode instant", "/mode digest", "/mode weekly fri"])
+async def test_mode_alone_names_the_mode_as_status_does(
+    runtime: Runtime, setting: str, language: str
+) -> None:
+    """/mode alone tells the mode in the reader's words, /status's line ("Modus: Wochen-Digest
+    (weekly), freitags um 08:00"), not the keyword stored."""
+    reader = Caller(ADA, language_code=language)
+    await say(runtime, setting, reader)
+    mode_line = (await say(runtime, "/status", reader)).splitlines()[1]
+    assert mode_line.startswith(("Mode: ", "Modus: "))
+    assert (await say(runtime, "/mode", reader)).splitlines()[0] == mode_line
 
 
 @pytest.mark.parametrize(
