@@ -22,7 +22,7 @@ from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
 from bot.service.composing import Composer, Digest
 from bot.service.ranking import Ranker
-from bot.store import Database, deliveries, papers
+from bot.store import Database, chats, deliveries, papers
 from tests.conftest import SEEDS, Clock
 from tests.corpus import mixed_day
 from tests.transports import RecordingTransport
@@ -585,7 +585,8 @@ async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
     "text",
     [
         "/subscribe looped", "/unsubscribe all", "/mode instant", "/time 09:00", "/quiet 22-7",
-        "/pause", "/followups off", "/stop",
+        "/pause", "/followups off", "/stop", "/language de", "/layout full", "/timezone Berlin",
+        "/mode sometimes",  # not a choice, but an attempt at one: a change's, refused alike
     ],
 )  # fmt: skip
 async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime, text: str) -> None:
@@ -601,6 +602,35 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
         "Since you started: no announcement (no new listing)\nNo listing has arrived yet."
     )
     assert admin.asked == 1  # reading is for everyone: not asked
+
+
+@pytest.mark.parametrize(
+    "text", ["/language", "/followups", "/quiet", "/mode", "/time", "/timezone", "/layout"]
+)
+async def test_group_members_who_are_not_admins_may_ask_what_is_set(
+    runtime: Runtime, text: str
+) -> None:
+    """A setting's command alone only tells what is set: a member is told, as an
+    administrator is, and nobody's rank is asked."""
+    member = Admin(False)
+    told = await say(runtime, text, Caller(GROUP, "group", member))
+    assert told != ADMINS_ONLY and member.asked == 0
+    with runtime.database.session() as session:
+        before = chats.get_chat(session, chat_id=GROUP)
+    assert told == await say(runtime, text, Caller(GROUP, "group", Admin(True)))
+    with runtime.database.session() as session:
+        assert chats.get_chat(session, chat_id=GROUP) == before  # asking changed nothing
+
+
+async def test_a_member_reads_the_groups_language_and_quiet_hours(runtime: Runtime) -> None:
+    admin, member = Caller(GROUP, "group", Admin(True)), Caller(GROUP, "group", Admin(False))
+    await say(runtime, "/quiet 22-7", admin)
+    assert (await say(runtime, "/quiet", member)).startswith(
+        "Quiet hours: 22:00-07:00 (UTC); alerts that arrive then wait"
+    )
+    assert (await say(runtime, "/language", member)).startswith(
+        "This chat's language: English (en).\nChoices: en (English), de (Deutsch)"
+    )
 
 
 async def test_group_admins_manage_and_buttons_ask_too(runtime: Runtime) -> None:

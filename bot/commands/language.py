@@ -1,5 +1,6 @@
-"""The reader's language: /language shows it and the choices, /language CODE changes it
-(in groups, administrators only). A chat starts in the language of the one who first spoke."""
+"""The reader's language: /language shows it and the choices (to anyone), /language CODE
+changes it (in groups, administrators only). A chat starts in the language of the one who
+first spoke."""
 
 from __future__ import annotations
 
