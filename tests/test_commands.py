@@ -847,6 +847,29 @@ async def test_arxiv_links_are_taken_wherever_an_id_is(runtime: Runtime, clock: 
     assert sources == ["like:2607.00004", "like:2607.00005"]
 
 
+async def test_a_like_filter_is_named_in_the_readers_language(
+    runtime: Runtime, clock: Clock
+) -> None:
+    """A "more like this" filter's name is stored in English ('like "Title" and 2 more') and
+    shown in the chat's words wherever it is named."""
+    titles = store_topics(runtime, clock)
+    german = Caller(ADA, language_code="de")
+    ids = "2607.00004 2607.00005 2607.00006"
+    assert titles["2607.00004"].startswith("Long context inference and prefix reuse for kv ")
+    seed = "Long context inference and prefix reuse for kv…"  # the title, shortened
+    named = f'ähnlich wie "{seed}" und 2 weitere'
+    saved = await handle_text(runtime, german, f"/similar {ids}")
+    assert saved is not None and f"<code>{named}</code>" in saved.text
+    listed = await handle_text(runtime, german, "/list")
+    assert listed is not None  # the name cut to /list's width, the seed's id before it
+    assert f'{ids.replace(" ", ",")}</code>: ähnlich wie "Long context' in listed.text
+    assert f"# {named}" in await say(runtime, "/export", german)
+    again = await say(runtime, f"/subscribe like:{ids}", german)
+    assert f"<code>{named}</code>" in again  # already followed: named alike
+    [stored] = subscriptions.list_filters(runtime.database, chat_id=ADA)
+    assert stored.canonical == f'like "{seed}" and 2 more'  # stored as it always was
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
