@@ -343,6 +343,27 @@ START_CLOSING = (
 )
 
 
+async def test_a_reader_of_traditional_chinese_is_not_given_simplified(runtime: Runtime) -> None:
+    taiwan = Caller(ADA, language_code="zh-TW")
+    assert (await say(runtime, "/language", taiwan)).startswith(
+        "This chat's language: English (en).\nChoices: en (English), de (Deutsch)"
+    )
+    asked = await say(runtime, "/language zh-hant", taiwan)
+    assert asked.startswith(
+        "I do not speak Chinese (Traditional) yet.\nThis chat's language: English (en).\n"
+        "Choices: en (English), de (Deutsch), "
+    )
+    assert "zh_Hans (中文 (简体))" in asked
+    german = Caller(ADA, language_code="de")
+    await say(runtime, "/language de", german)
+    assert (await say(runtime, "/language zh-TW", german)).startswith(
+        "Chinesisch (Traditionell) spreche ich noch nicht.\nSprache dieses Chats: Deutsch (de)."
+    )
+    assert (await say(runtime, "/language tlh", german)).startswith(
+        "<code>tlh</code> spreche ich noch nicht."  # a code CLDR does not know: as typed
+    )
+
+
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("setting", ["/mode instant", "/mode digest", "/mode weekly fri"])
 async def test_mode_alone_names_the_mode_as_status_does(
