@@ -201,7 +201,9 @@ def _cmd_console(args: argparse.Namespace, settings: Settings, database: Databas
     from bot.sender import Limits
 
     board = ButtonBoard()
-    runtime = Runtime.build(settings, database, TerminalTransport(board), limits=Limits.off())
+    transport = TerminalTransport(board)
+    runtime = Runtime.build(settings, database, transport, limits=Limits.off())
+    transport.translator = runtime.app.translator  # a topic named in the chat's language
     return run_console(
         runtime,
         chat_id=args.chat_id,

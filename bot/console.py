@@ -26,6 +26,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 
 from bot.commands import Caller, Document, Reply, handle_text, import_file, press_button
 from bot.core.buttons import Button, Keyboard
+from bot.core.i18n import ENGLISH, Translator
 from bot.core.render import plural
 from bot.core.states import FileStatus
 from bot.core.telegram_text import to_plain
@@ -129,6 +130,9 @@ class TerminalTransport:
     def __init__(self, board: ButtonBoard | None = None) -> None:
         self.board = board or ButtonBoard()
         self.last_id = time.time_ns() // 1_000_000
+        # a chat's translator, for the topic named above its messages: the application's,
+        # once it is built around this transport (English until then)
+        self.translator: Callable[[int], Translator] = lambda chat_id: ENGLISH
 
     async def send(
         self,
@@ -142,8 +146,8 @@ class TerminalTransport:
     ) -> int:
         self.last_id += 1
         lines = [(to_plain(text) if html else text).rstrip(), *self.board.lines(buttons)]
-        if topic is not None:  # a forum group's topic: said above the message
-            lines.insert(0, f"[{topic_name(topic)}]")
+        if topic is not None:  # a forum group's topic: said above the message, as the chat reads
+            lines.insert(0, f"[{topic_name(topic, t=self.translator(chat_id))}]")
         write("\n" + "\n".join(lines) + "\n\n")
         return self.last_id
 

@@ -12,12 +12,22 @@ from functools import cache
 from io import BytesIO
 from pathlib import Path
 
+from babel import Locale, UnknownLocaleError
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from bot.core.i18n import ENGLISH, N_, Translator
 
-__all__ = ["ENGLISH", "N_", "Translator", "available", "normalize", "offered", "translator"]
+__all__ = [
+    "ENGLISH",
+    "N_",
+    "Translator",
+    "available",
+    "language_name",
+    "normalize",
+    "offered",
+    "translator",
+]
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "paperbot"
@@ -42,7 +52,8 @@ def _languages(directory: Path) -> tuple[str, ...]:
 
 
 def normalize(code: str | None) -> str:
-    """Telegram's language_code ("de", "pt-br", "zh-hans") to an offered language, or English."""
+    """Telegram's language_code ("de", "pt-br", "zh-hans") to an offered language, or English
+    ("zh-hant": none is offered in Traditional characters)."""
     return offered(code) or DEFAULT
 
 
@@ -57,11 +68,33 @@ def offered(code: str | None) -> str | None:
     if tag.lower() in by_lower:
         return by_lower[tag.lower()]
     base = tag.split("_")[0].lower()
-    if base == "pt" and "pt_BR" in languages:
+    if base == "pt" and "pt_BR" in languages:  # Portugal's Portuguese too: the one offered
         return "pt_BR"
-    if base == "zh" and "zh_Hans" in languages:
-        return "zh_Hans"
+    if base == "zh":
+        # Chinese by its script, never the other's: zh-TW, zh-HK and zh-Hant read Traditional
+        # characters, which the Simplified catalog does not give them (English until a
+        # Traditional one is offered); zh, zh-CN and zh-Hans read Simplified
+        return by_lower.get(f"zh_{_script(tag).lower()}")
     return by_lower.get(base)
+
+
+def _script(tag: str) -> str:
+    """The script a tag writes in, as CLDR's likely scripts tell it (zh_TW: Hant, zh: Hans)."""
+    try:
+        return Locale.parse(tag).script or "Hans"
+    except (ValueError, UnknownLocaleError):
+        return "Hans"
+
+
+def language_name(code: str, t: Translator) -> str | None:
+    """The language a code names, in the reader's words and without a region ("Chinese
+    (Traditional)" for zh-TW, "Französisch" for fr-CA in German); None for a code CLDR does
+    not know."""
+    try:
+        found = Locale.parse(code.strip().replace("-", "_"))
+        return Locale(found.language, script=found.script).get_display_name(t.locale)
+    except (ValueError, UnknownLocaleError):
+        return None
 
 
 @cache

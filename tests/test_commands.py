@@ -22,7 +22,7 @@ from bot.sender import Limits
 from bot.service import feedback, ingest, subscriptions
 from bot.service.composing import Composer, Digest
 from bot.service.ranking import Ranker
-from bot.store import Database, deliveries, papers
+from bot.store import Database, chats, deliveries, papers
 from tests.conftest import SEEDS, Clock
 from tests.corpus import mixed_day
 from tests.transports import RecordingTransport
@@ -88,9 +88,9 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
         ("/add", "Usage: <code>/subscribe FILTER</code> (follow a filter)"),
         ("/preview", "Usage: <code>/preview FILTER</code> "
                      "(what a filter matches, without saving it)"),
-        ("/mode sometimes", "Mode now: digest.\nUsage: <code>/mode instant|digest|weekly [DAY]"
-                            "</code> (each paper at once, a daily digest, or a weekly one (on "
-                            "Mondays, or DAY: fri))"),
+        ("/mode sometimes", "Mode: digest, digest at 08:00\nUsage: <code>/mode "
+                            "instant|digest|weekly [DAY]</code> (each paper at once, a daily "
+                            "digest, or a weekly one (on Mondays, or DAY: fri))"),
         ("/mode weekly someday", "<code>someday</code> is not a day of the week.\nUsage: <code>"
                                  "/mode instant|digest|weekly [DAY]</code> (each paper at once, "
                                  "a daily digest, or a weekly one (on Mondays, or DAY: fri))\n"
@@ -169,7 +169,7 @@ async def test_a_bad_filter_is_shown_with_a_caret(
         (["/timezone Pacific/Auckland", "/mode weekly fri"], "Weekly: one digest a week, on "
                                                              "Fridays at 08:00; the next at Fri "
                                                              "23 Oct 08:00 (Pacific/Auckland)."),
-        (["/mode weekly sun", "/mode what"], "Mode now: weekly, on Sundays at 08:00.\nUsage: "
+        (["/mode weekly sun", "/mode what"], "Mode: weekly, on Sundays at 08:00\nUsage: "
                                              "<code>/mode instant|digest|weekly [DAY]</code> "
                                              "(each paper at once, a daily digest, or a weekly "
                                              "one (on Mondays, or DAY: fri))"),
@@ -341,6 +341,41 @@ START_CLOSING = (
     "Keep a library (Zotero, a .bib file)? Send me its BibTeX, RIS or CSL-JSON export: "
     "its papers rank what I send you from the start."
 )
+
+
+async def test_a_reader_of_traditional_chinese_is_not_given_simplified(runtime: Runtime) -> None:
+    taiwan = Caller(ADA, language_code="zh-TW")
+    assert (await say(runtime, "/language", taiwan)).startswith(
+        "This chat's language: English (en).\nChoices: en (English), de (Deutsch)"
+    )
+    asked = await say(runtime, "/language zh-hant", taiwan)
+    assert asked.startswith(
+        "I do not speak Chinese (Traditional) yet.\nThis chat's language: English (en).\n"
+        "Choices: en (English), de (Deutsch), "
+    )
+    assert "zh_Hans (中文 (简体))" in asked
+    german = Caller(ADA, language_code="de")
+    await say(runtime, "/language de", german)
+    assert (await say(runtime, "/language zh-TW", german)).startswith(
+        "Chinesisch (Traditionell) spreche ich noch nicht.\nSprache dieses Chats: Deutsch (de)."
+    )
+    assert (await say(runtime, "/language tlh", german)).startswith(
+        "<code>tlh</code> spreche ich noch nicht."  # a code CLDR does not know: as typed
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("setting", ["/mode instant", "/mode digest", "/mode weekly fri"])
+async def test_mode_alone_names_the_mode_as_status_does(
+    runtime: Runtime, setting: str, language: str
+) -> None:
+    """/mode alone tells the mode in the reader's words, /status's line ("Modus: Wochen-Digest
+    (weekly), freitags um 08:00"), not the keyword stored."""
+    reader = Caller(ADA, language_code=language)
+    await say(runtime, setting, reader)
+    mode_line = (await say(runtime, "/status", reader)).splitlines()[1]
+    assert mode_line.startswith(("Mode: ", "Modus: "))
+    assert (await say(runtime, "/mode", reader)).splitlines()[0] == mode_line
 
 
 @pytest.mark.parametrize(
@@ -571,7 +606,8 @@ async def test_import_reports_each_line_not_imported(runtime: Runtime) -> None:
     "text",
     [
         "/subscribe looped", "/unsubscribe all", "/mode instant", "/time 09:00", "/quiet 22-7",
-        "/pause", "/followups off", "/stop",
+        "/pause", "/followups off", "/stop", "/language de", "/layout full", "/timezone Berlin",
+        "/mode sometimes",  # not a choice, but an attempt at one: a change's, refused alike
     ],
 )  # fmt: skip
 async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime, text: str) -> None:
@@ -587,6 +623,35 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
         "Since you started: no announcement (no new listing)\nNo listing has arrived yet."
     )
     assert admin.asked == 1  # reading is for everyone: not asked
+
+
+@pytest.mark.parametrize(
+    "text", ["/language", "/followups", "/quiet", "/mode", "/time", "/timezone", "/layout"]
+)
+async def test_group_members_who_are_not_admins_may_ask_what_is_set(
+    runtime: Runtime, text: str
+) -> None:
+    """A setting's command alone only tells what is set: a member is told, as an
+    administrator is, and nobody's rank is asked."""
+    member = Admin(False)
+    told = await say(runtime, text, Caller(GROUP, "group", member))
+    assert told != ADMINS_ONLY and member.asked == 0
+    with runtime.database.session() as session:
+        before = chats.get_chat(session, chat_id=GROUP)
+    assert told == await say(runtime, text, Caller(GROUP, "group", Admin(True)))
+    with runtime.database.session() as session:
+        assert chats.get_chat(session, chat_id=GROUP) == before  # asking changed nothing
+
+
+async def test_a_member_reads_the_groups_language_and_quiet_hours(runtime: Runtime) -> None:
+    admin, member = Caller(GROUP, "group", Admin(True)), Caller(GROUP, "group", Admin(False))
+    await say(runtime, "/quiet 22-7", admin)
+    assert (await say(runtime, "/quiet", member)).startswith(
+        "Quiet hours: 22:00-07:00 (UTC); alerts that arrive then wait"
+    )
+    assert (await say(runtime, "/language", member)).startswith(
+        "This chat's language: English (en).\nChoices: en (English), de (Deutsch)"
+    )
 
 
 async def test_group_admins_manage_and_buttons_ask_too(runtime: Runtime) -> None:
@@ -801,6 +866,29 @@ async def test_arxiv_links_are_taken_wherever_an_id_is(runtime: Runtime, clock: 
         assert reply.text.startswith(f'Filter {number} saved, understood as <code>like "')
     sources = [f.source for f in subscriptions.list_filters(runtime.database, chat_id=ADA)]
     assert sources == ["like:2607.00004", "like:2607.00005"]
+
+
+async def test_a_like_filter_is_named_in_the_readers_language(
+    runtime: Runtime, clock: Clock
+) -> None:
+    """A "more like this" filter's name is stored in English ('like "Title" and 2 more') and
+    shown in the chat's words wherever it is named."""
+    titles = store_topics(runtime, clock)
+    german = Caller(ADA, language_code="de")
+    ids = "2607.00004 2607.00005 2607.00006"
+    assert titles["2607.00004"].startswith("Long context inference and prefix reuse for kv ")
+    seed = "Long context inference and prefix reuse for kv…"  # the title, shortened
+    named = f'ähnlich wie "{seed}" und 2 weitere'
+    saved = await handle_text(runtime, german, f"/similar {ids}")
+    assert saved is not None and f"<code>{named}</code>" in saved.text
+    listed = await handle_text(runtime, german, "/list")
+    assert listed is not None  # the name cut to /list's width, the seed's id before it
+    assert f'{ids.replace(" ", ",")}</code>: ähnlich wie "Long context' in listed.text
+    assert f"# {named}" in await say(runtime, "/export", german)
+    again = await say(runtime, f"/subscribe like:{ids}", german)
+    assert f"<code>{named}</code>" in again  # already followed: named alike
+    [stored] = subscriptions.list_filters(runtime.database, chat_id=ADA)
+    assert stored.canonical == f'like "{seed}" and 2 more'  # stored as it always was
 
 
 @pytest.mark.parametrize(

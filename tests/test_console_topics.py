@@ -44,3 +44,17 @@ def test_topic_outside_a_forum_says_topics_need_one(tmp_path: Path) -> None:
     result = paperbot(tmp_path, "console", stdin="/topic 1\n/topic\n", env=ENV)
     assert "Only forum groups have topics" in result.stdout
     assert "Usage: /topic N [general]" in result.stdout
+
+
+def test_a_topic_is_named_above_its_messages_in_the_chats_language(tmp_path: Path) -> None:
+    (tmp_path / "inbox").mkdir()
+    said = '/subscribe "kv cache"\n/mode instant\n'
+    german = ("--topic", "5", "--language", "de")
+    setup = paperbot(tmp_path, "console", *LAB, *german, stdin=said, env=ENV)
+    assert "Seine Arbeiten kommen in dieses Thema (Thema 5)." in setup.stdout, setup.stderr
+    for seed in SEEDS.iterdir():
+        shutil.copy(seed, tmp_path / "inbox" / seed.name)
+        os.utime(tmp_path / "inbox" / seed.name, (0, 0))
+    result = paperbot(tmp_path, "console", *LAB, "--topic", "5", stdin="", env=ENV)
+    assert result.returncode == 0, result.stderr
+    assert "\n[Thema 5]\n" in result.stdout and "[topic 5]" not in result.stdout

@@ -300,6 +300,9 @@ async def test_a_member_who_is_not_an_administrator_changes_nothing(
     for text in SAID.values():
         await say(runtime, text, MEMBER_ONLY)
         assert state(runtime) == before, text
+    for command in (c for c in COMMANDS if c.reads_alone):  # alone: asked, answered to anyone
+        await say(runtime, f"/{command.name}", MEMBER_ONLY)
+        assert state(runtime) == before, command.name
     await press_button(runtime, admin, f"save:{row}")  # a saved paper a member cannot take out
     before = state(runtime)
     assert before[3] and before[2] == (1, 0)

@@ -91,8 +91,16 @@ def test_german_dates() -> None:
 
 @pytest.mark.parametrize(
     ("code", "language"),
-    [("de", "de"), ("de-AT", "de"), ("DE", "de"), (None, "en"), ("", "en"), ("xx", "en")],
-)
+    [
+        ("de", "de"), ("de-AT", "de"), ("DE", "de"), (None, "en"), ("", "en"), ("xx", "en"),
+        ("pt", "pt_BR"), ("pt-br", "pt_BR"), ("pt-PT", "pt_BR"),  # the one Portuguese offered
+        ("zh", "zh_Hans"), ("zh-hans", "zh_Hans"), ("zh-CN", "zh_Hans"), ("zh-SG", "zh_Hans"),
+        ("zh-Hans-HK", "zh_Hans"),
+        # Traditional characters: not the Simplified catalog, English until one is offered
+        ("zh-hant", "en"), ("zh-TW", "en"), ("zh-HK", "en"), ("zh-MO", "en"),
+        ("zh-Hant-TW", "en"),
+    ],
+)  # fmt: skip
 def test_telegram_language_codes_map_to_an_offered_language(
     code: str | None, language: str
 ) -> None:

@@ -31,6 +31,7 @@ from bot.core.buttons import (
 )
 from bot.core.chat import GROUPS
 from bot.core.i18n import N_
+from bot.core.query import FilterKind
 from bot.core.summary import shorten
 from bot.runtime import Runtime
 from bot.service.app import SIGNS, Paperbot, Paused, RecentSent
@@ -117,7 +118,8 @@ async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) ->
     followed = await app.follow_row(caller.chat_id, press.row_id, caller.topic)
     if followed is None:
         return Reply(t.gettext(OUT_OF_DATE), notice=True)
-    reply = subscribed(t, followed)  # a message of its own: the paper's stays as it is
+    # a message of its own: the paper's stays as it is
+    reply = subscribed(t, followed, FilterKind.LIKE)
     await app.send_text(caller.chat_id, reply.text, reply.buttons, caller.topic)
     return Reply("", notice=True)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from bot.commands.delivery import mode_line
 from bot.commands.followups import status_line as followups_line
 from bot.commands.replies import Reply, Usage, local_time, tr, weekly_when
 from bot.core.buttons import stop_buttons
@@ -59,14 +60,6 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     t = tr(chat)
     report = app.report(chat)
     found, digest = report.found, chat.mode in DIGESTS
-    # each mode a whole message: the keyword to type stays in it, and a language may name the
-    # mode in its own words beside it
-    if chat.mode is ChatMode.INSTANT:
-        mode = t.gettext("Mode: instant")
-    elif chat.mode is ChatMode.WEEKLY:
-        mode = t.gettext("Mode: weekly, {when}").format(when=weekly_when(t, chat))
-    else:
-        mode = t.gettext("Mode: digest, digest at {time}").format(time=chat.digest_time)
     updates = t.gettext("Updates: on") if chat.updates else t.gettext("Updates: off")
     if chat.paused:
         updates = t.gettext("{updates}; PAUSED (/resume)").format(updates=updates)
@@ -75,7 +68,7 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     )
     lines = [
         t.gettext("Filters: {count} (/list)").format(count=t.number(found.filters)),
-        mode,
+        mode_line(t, chat),
         t.gettext("Time zone: {timezone}").format(timezone=chat.timezone),
         _quiet_line(t, report),
         updates,

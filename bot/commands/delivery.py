@@ -30,13 +30,7 @@ async def mode(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
                 return Usage(wrong.format(day=f"<code>{echo(day[0])}</code>"), t.gettext(DAYS_HINT))
             chat = app.change(chat, mode=ChatMode.WEEKLY, digest_weekday=weekday)
         case _:
-            if chat.mode is ChatMode.WEEKLY:
-                now = t.gettext("Mode now: {mode}, {when}.").format(
-                    mode=chat.mode, when=weekly_when(t, chat)
-                )
-            else:
-                now = t.gettext("Mode now: {mode}.").format(mode=chat.mode)
-            return Usage(now)
+            return Usage(mode_line(t, chat))
     if chat.mode is ChatMode.INSTANT:
         return Reply(
             t.gettext("Instant: each matching paper comes as soon as its listing arrives.")
@@ -46,6 +40,17 @@ async def mode(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         return Reply(weekly.format(when=weekly_when(t, chat), next=_next_digest(t, app, chat)))
     daily = t.gettext("Digest: one message a day; the next at {next}.")
     return Reply(daily.format(next=_next_digest(t, app, chat)))
+
+
+def mode_line(t: Translator, chat: Chat) -> str:
+    """The chat's mode as /status names it, and /mode alone tells it."""
+    # each mode a whole message: the keyword to type stays in it, and a language may name the
+    # mode in its own words beside it
+    if chat.mode is ChatMode.INSTANT:
+        return t.gettext("Mode: instant")
+    if chat.mode is ChatMode.WEEKLY:
+        return t.gettext("Mode: weekly, {when}").format(when=weekly_when(t, chat))
+    return t.gettext("Mode: digest, digest at {time}").format(time=chat.digest_time)
 
 
 def _next_digest(t: Translator, app: Paperbot, chat: Chat) -> str:

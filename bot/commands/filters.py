@@ -17,8 +17,8 @@ from bot.core.buttons import recent_button, remove_button
 from bot.core.categories import UnknownCategory
 from bot.core.chat import Chat, Filter
 from bot.core.i18n import N_, Translator
-from bot.core.query import FilterKind
-from bot.core.render import MESSAGE_LIMIT, escape, fit, size
+from bot.core.query import FilterKind, kind_of
+from bot.core.render import MESSAGE_LIMIT, escape, filter_name, fit, size
 from bot.core.starters import tune_button
 from bot.core.topics import topic_name
 from bot.service.app import (
@@ -44,7 +44,7 @@ async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         return Usage()
     t = tr(chat)
     result = await app.subscribe(chat, args)
-    reply = subscribed(t, result)
+    reply = subscribed(t, result, kind_of(args))
     if chat.topic is not None and isinstance(result, Subscribed):
         here = t.gettext("Its papers come to this topic ({topic}).")
         reply.text += "\n" + here.format(topic=topic_name(chat.topic, t=t))
@@ -57,11 +57,13 @@ async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
 async def similar(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args.strip():
         return Usage()
-    return subscribed(tr(chat), await app.follow_similar(chat.id, args, chat.topic))
+    followed = await app.follow_similar(chat.id, args, chat.topic)
+    return subscribed(tr(chat), followed, FilterKind.LIKE)
 
 
-def subscribed(t: Translator, result: Followed) -> Reply:
-    """What a new filter was understood as and would have matched, or why it was not saved."""
+def subscribed(t: Translator, result: Followed, kind: FilterKind) -> Reply:
+    """What a new filter was understood as and would have matched, or why it was not saved
+    (`kind`: the kind asked for, which names the filter)."""
     match result:
         case BadFilter():
             return bad_filter(t, result)
@@ -69,7 +71,8 @@ def subscribed(t: Translator, result: Followed) -> Reply:
             return Reply(not_stored(t, arxiv_ids, t.gettext("/similar can use it")))
         case AlreadyFollowed(number, understood):
             text = t.gettext("You already follow that, as filter {number}: {filter}.")
-            return Reply(text.format(number=number, filter=f"<code>{escape(understood)}</code>"))
+            shown = escape(filter_name(understood, kind, t))
+            return Reply(text.format(number=number, filter=f"<code>{shown}</code>"))
         case AtLimit(count, limit):
             text = t.ngettext(
                 "This chat has {count} filter, the most it may keep is {limit}. "
@@ -85,7 +88,7 @@ def subscribed(t: Translator, result: Followed) -> Reply:
             if number == 1 and recent.count >= 2:  # the chat's first: its ranking starts cold
                 send.append([tune_button(filter_id, recent.count, t=t)])
             saved = t.gettext("Filter {number} saved, understood as {filter}.").format(
-                number=number, filter=f"<code>{escape(understood)}</code>"
+                number=number, filter=f"<code>{escape(filter_name(understood, kind, t))}</code>"
             )
             return Reply(
                 saved
@@ -152,8 +155,9 @@ async def preview(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if isinstance(result, NotStored):
         return Reply(not_stored(t, result.arxiv_ids, t.gettext("/preview can use it")))
     understood = t.gettext("{filter} (not saved; /subscribe saves it)")
+    shown = escape(filter_name(result.canonical, kind_of(args), t))
     return Reply(
-        understood.format(filter=f"<code>{escape(result.canonical)}</code>")
+        understood.format(filter=f"<code>{shown}</code>")
         + "\n"
         + _matches_line(t, result.recent, saved=False)
         + _categories_warning(t, result.unknown_categories)
@@ -173,18 +177,18 @@ def listed(t: Translator, filters: list[Filter]) -> Reply:
     width = max(min(LISTED_LENGTH, (MESSAGE_LIMIT - 100) // len(filters) - 20), 10)
     topics = any(f.topic is not None for f in filters)  # a forum group's: each filter's topic
     lines = [
-        f"{n}. {_listed(f, width)}" + (f" · {topic_name(f.topic, t=t)}" if topics else "")
+        f"{n}. {_listed(f, width, t)}" + (f" · {topic_name(f.topic, t=t)}" if topics else "")
         for n, f in enumerate(filters, 1)
     ]
     buttons = [[remove_button(f.id, n, t=t)] for n, f in enumerate(filters, 1)]
     return Reply(t.gettext("Your filters:") + "\n" + "\n".join(lines), buttons)
 
 
-def _listed(found: Filter, width: int) -> str:
+def _listed(found: Filter, width: int, t: Translator) -> str:
     """A filter in /list: as written, and a "more like this" filter's seeds named."""
     line = f"<code>{fit(found.source, width)}</code>"
     if found.kind is FilterKind.LIKE:
-        line += f": {fit(found.canonical, width)}"
+        line += f": {fit(filter_name(found.canonical, found.kind, t), width)}"
     return line
 
 
@@ -269,7 +273,7 @@ async def export_filters(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     found = app.export(chat)
     if not found.filters and not found.ratings and not found.votes:
         return Reply(t.gettext("No filters to export."))
-    lines = [_exported(f) for f in found.filters] + found.ratings + found.votes
+    lines = [_exported(f, t) for f in found.filters] + found.ratings + found.votes
     text = "\n".join(_pre_blocks(lines))
     parts = [(FILTERS, found.filters), (RATINGS, found.ratings), (VOTES, found.votes)]
     held = [t.gettext(name) for name, lines in parts if lines]
@@ -288,11 +292,11 @@ async def export_filters(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
 FILTERS, RATINGS, VOTES = N_("filters"), N_("ratings"), N_("votes")
 
 
-def _exported(found: Filter) -> str:
+def _exported(found: Filter, t: Translator) -> str:
     """A filter as /import takes it back: as written, a "more like this" filter's seeds named
-    after a '#'."""
+    after a '#' (a comment: in the reader's words)."""
     if found.kind is FilterKind.LIKE:
-        return f"{found.source}  # {found.canonical}"
+        return f"{found.source}  # {filter_name(found.canonical, found.kind, t)}"
     return found.source
 
 

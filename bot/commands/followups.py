@@ -1,6 +1,6 @@
 """/followups on|off: whether the chat hears of the papers it 👍'd or saved (a new version with
 a venue note, a journal reference, a DOI, the journal version). On unless turned off; in groups,
-administrators only."""
+administrators change it, and anyone may ask (/followups alone)."""
 
 from __future__ import annotations
 

@@ -99,6 +99,13 @@ class Command:
     aliases: tuple[str, ...] = ()
     manages: bool = False  # changes the chat: administrators only in groups
     operators_only: bool = False
+    # alone (no argument) it only tells what is set: a group's members may ask, as they may
+    # read /status; only a change stays with the administrators
+    reads_alone: bool = False
+
+    def changes(self, args: str) -> bool:
+        """Whether `/name args` may change the chat (so, in a group, is an administrator's)."""
+        return self.manages and not (self.reads_alone and not args.strip())
 
 
 def tr(chat: Chat) -> Translator:

@@ -98,18 +98,34 @@ COMMANDS: list[Command] = [
         N_("each paper at once, a daily digest, or a weekly one (on Mondays, or DAY: fri)"),
         mode,
         manages=True,
+        reads_alone=True,
     ),
-    Command("time", "HH:MM", N_("when the digest comes, daily or weekly"), time_, manages=True),
-    Command("timezone", "Area/City", N_("your time zone (or UTC)"), timezone, manages=True),
+    Command(
+        "time",
+        "HH:MM",
+        N_("when the digest comes, daily or weekly"),
+        time_,
+        manages=True,
+        reads_alone=True,
+    ),
+    Command(
+        "timezone",
+        "Area/City",
+        N_("your time zone (or UTC)"),
+        timezone,
+        manages=True,
+        reads_alone=True,
+    ),
     Command(
         "quiet",
         "22:00-07:00|off|silent|hold",
         N_("quiet hours: alerts wait until they end (or come silently)"),
         quiet,
         manages=True,
+        reads_alone=True,
     ),
     Command("updates", "on|off", N_("also send new versions of papers"), updates, manages=True),
-    Command("followups", "on|off", FOLLOWUPS_HELP, followups, manages=True),
+    Command("followups", "on|off", FOLLOWUPS_HELP, followups, manages=True, reads_alone=True),
     Command("digest", "", N_("send what is waiting now"), digest),
     Command("like", "ARXIV_ID ...", N_("👍: rank papers like these first"), like, manages=True),
     Command(
@@ -125,6 +141,7 @@ COMMANDS: list[Command] = [
         N_("digests and alerts at a glance or every card; abstracts shown; papers a page"),
         layout,
         manages=True,
+        reads_alone=True,
     ),
     Command("pause", "", N_("hold all alerts"), pause, manages=True),
     Command("resume", "", N_("send alerts again"), resume, manages=True),
@@ -152,6 +169,7 @@ COMMANDS: list[Command] = [
         N_("the language I write in here; alone: the choices"),
         language,
         manages=True,
+        reads_alone=True,
     ),
     Command("stop", "", N_("forget this chat and everything about it"), stop, manages=True),
     Command("stats", "", N_("operators: counts of everything"), stats, operators_only=True),
@@ -195,7 +213,7 @@ async def run_command(runtime: Runtime, caller: Caller, name: str, args: str) ->
             .gettext("I do not know {command}. /help lists what I can do.")
             .format(command=f"/{echo(name, 40)}")
         )
-    if command.manages and not await caller.may_manage():
+    if command.changes(args) and not await caller.may_manage():
         return Reply(
             tr_caller(app, caller).gettext(
                 "Only this group's administrators can change its filters and settings."

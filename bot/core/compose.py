@@ -238,7 +238,9 @@ class Matches(ToCompose):
     ) -> None:
         self._marks, self._scores = marks, scores or {}
         # one MatchedFilter a filter, shared by its papers
-        self._named = {f.id: MatchedFilter(n, f.canonical) for n, f in enumerate(filters, 1)}
+        self._named = {
+            f.id: MatchedFilter(n, f.canonical, f.kind) for n, f in enumerate(filters, 1)
+        }
         self._sources = {f.id: f.source for f in filters}
         by_paper: dict[int, list[Delivery]] = defaultdict(list)
         for row in rows:

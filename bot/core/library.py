@@ -26,7 +26,7 @@ from bibtexparser.model import Entry as BibEntry
 
 from bot.core.i18n import N_
 from bot.core.paper import Paper, normalise_doi, read_arxiv_id
-from bot.core.problems import Problem
+from bot.core.problems import Position, Problem
 from bot.core.text import clean_text, fold_key, strip_accents
 
 # A library of 4,000 papers with abstracts of 1.5 KB and eight authors is 7.5 MB of BibTeX,
@@ -90,11 +90,11 @@ class BadEntry:
 
 
 def _line(number: int) -> Problem:
-    return Problem.of(N_("line {number}"), number=number)
+    return Problem.of(N_("line {number}"), number=Position(number))
 
 
 def _item(number: int) -> Problem:
-    return Problem.of(N_("entry {number}"), number=number)
+    return Problem.of(N_("entry {number}"), number=Position(number))
 
 
 def format_name(found: LibraryFormat) -> Problem:

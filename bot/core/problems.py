@@ -5,9 +5,10 @@ through the chat's translator (`problem.text(t)`); `problem.message` is the Engl
 operators and tests.
 
 Arguments keep their kind until then: text (a word the reader typed, a syntax example, a
-category code) is shown as it is, never translated; whole numbers and decimals are written in
-the reader's digits (without grouping, as positions and counts read today); a Problem inside
-another (a place, a reason) is put into words in the same language."""
+category code) is shown as it is, never translated; numbers are written in the reader's digits,
+a count or a size grouped as the language groups it (t.number: "5,001 entries past 5,000",
+"5.001" in German) and a Position (line 1234, entry 12, character 5) plain, as an editor numbers
+lines; a Problem inside another (a place, a reason) is put into words in the same language."""
 
 from __future__ import annotations
 
@@ -61,6 +62,12 @@ class Problem:
         return self.message
 
 
+class Position(int):
+    """Where a reader is pointed (a file's line 1234, its entry 12, a filter's character 5): a
+    whole number written in plain digits, the way an editor or a file's reader numbers lines and
+    the way it is looked up; any other whole number of a Problem is a count, and is grouped."""
+
+
 Argument = str | int | float | Problem | tuple[Problem, ...]
 
 
@@ -71,6 +78,8 @@ def _shown(value: Argument, t: Translator) -> str:
         return "; ".join(part.text(t) for part in value)  # a few problems in one line
     if isinstance(value, str):
         return value
-    if isinstance(value, int):
+    if isinstance(value, Position):
         return format_decimal(value, locale=t.locale, group_separator=False)
-    return format_decimal(value, format="0.0", locale=t.locale)
+    if isinstance(value, int):
+        return t.number(value)  # a count: "at most 5,000 entries"
+    return format_decimal(value, format="#,##0.0", locale=t.locale)  # a size: one decimal

@@ -34,7 +34,7 @@ from bot.core.analysis import (
 from bot.core.analysis import words as analysis_words
 from bot.core.i18n import N_
 from bot.core.paper import SOURCES, read_arxiv_id
-from bot.core.problems import Problem
+from bot.core.problems import Position, Problem
 
 FIELDS = {
     "ti": "title",
@@ -59,7 +59,7 @@ class InvalidQuery(ValueError):
         if position is not None:
             # people count characters from 1: "at 1" is the first (`position` stays an index)
             problem = Problem.of(
-                N_("{problem} at {position}"), problem=problem, position=position + 1
+                N_("{problem} at {position}"), problem=problem, position=Position(position + 1)
             )
         super().__init__(problem.message)
         self.problem = problem

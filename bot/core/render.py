@@ -10,6 +10,7 @@ filter named in 50 ways), and a card that still does not fit is shown as its tit
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -18,6 +19,7 @@ from bot.core.chat import DIGEST_ABSTRACTS
 from bot.core.highlight import Highlight
 from bot.core.i18n import ENGLISH, N_, Translator
 from bot.core.paper import AnnounceType, Paper
+from bot.core.query import FilterKind
 from bot.core.summary import sections, shorten, tldr
 
 MESSAGE_LIMIT = 4096
@@ -40,10 +42,17 @@ _DERIVED = N_("<i>(headline derived from the abstract)</i>")  # after a title ma
 REMOVED = N_("a filter since removed")  # a matched filter numbered 0: removed since it matched
 
 
+# A "more like this" filter's name as stored: its first seed's title and how many seeds more,
+# in English ('like "Title" and 2 more'), as every such filter has been stored since the first.
+# It is read back where shown and written in the reader's words (filter_name).
+_STORED_LIKE = re.compile(r'like "(?P<title>.*)"(?: and (?P<more>[0-9]+) more)?', re.DOTALL)
+
+
 @dataclass(frozen=True)
 class MatchedFilter:
     number: int  # as /list shows it
     canonical: str
+    kind: FilterKind = FilterKind.KEYWORDS
 
 
 @dataclass(frozen=True)
@@ -165,7 +174,27 @@ def canonical(matched: MatchedFilter, t: Translator = ENGLISH) -> str:
     """A matched filter's text; a filter since removed said so in the reader's language."""
     if not matched.number and matched.canonical == REMOVED:
         return t.gettext(REMOVED)
-    return matched.canonical
+    return filter_name(matched.canonical, matched.kind, t)
+
+
+def like_name(title: str, more: int) -> str:
+    """A "more like this" filter's name as stored: its first seed's title, and how many more
+    seeds it has."""
+    return f'like "{title}"' + (f" and {more} more" if more else "")
+
+
+def filter_name(stored: str, kind: FilterKind, t: Translator = ENGLISH) -> str:
+    """A filter as a reader is shown it: words as understood (the filter syntax, which stays as
+    typed); a "more like this" filter's stored name in the reader's words, or as stored when it
+    is not of that shape."""
+    found = _STORED_LIKE.fullmatch(stored) if kind is FilterKind.LIKE else None
+    if found is None:
+        return stored
+    title, more = found["title"], int(found["more"] or 0)
+    if not more:
+        return t.gettext('like "{title}"').format(title=title)
+    shown = t.ngettext('like "{title}" and {count} more', 'like "{title}" and {count} more', more)
+    return shown.format(title=title, count=t.number(more))
 
 
 def _filter_name(matched: MatchedFilter, t: Translator) -> str:

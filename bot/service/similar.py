@@ -23,6 +23,7 @@ from bot.core.paper import Paper
 from bot.core.problems import Problem
 from bot.core.query import LIKE_PREFIX, InvalidQuery, read_seeds
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
+from bot.core.render import like_name
 from bot.core.summary import shorten
 from bot.service.preview import RECENT_DAYS, SHOWN_TITLES, RecentMatches
 from bot.service.ranking import Ranker
@@ -60,10 +61,9 @@ def _stored_seeds(stored: Filter) -> list[str]:
 
 
 def similar_name(seeds: Sequence[Paper]) -> str:
-    """How a "more like this" filter is named: its first seed's title, shortened, and how many
-    more seeds it has."""
-    name = f'like "{shorten(seeds[0].title, SEED_TITLE)}"'
-    return name + (f" and {len(seeds) - 1} more" if len(seeds) > 1 else "")
+    """How a "more like this" filter is named (stored in English, shown in the reader's words):
+    its first seed's title, shortened, and how many more seeds it has."""
+    return like_name(shorten(seeds[0].title, SEED_TITLE), len(seeds) - 1)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from bot.core.library import (
     format_name,
     read_library,
 )
-from bot.core.problems import Problem
+from bot.core.problems import Position, Problem
 from bot.core.query import FilterRules, InvalidQuery, QueryLimits, read_seeds
 from tests.pseudo import pseudo_translator, unwrapped
 
@@ -155,9 +155,9 @@ LIBRARIES = [
     ('[{"title": "x"\n,]', "line 2: not valid JSON: Expecting property name enclosed in double "
      "quotes"),
     ("2506.01234\nhttps://example.org/x\n", "line 2: this address names no arXiv paper"),
-    (ENTRIES, f"line {library.MAX_ENTRIES + 1}: 2 entries past {library.MAX_ENTRIES}"),
-    (ENTRIES[: -len("2506.01234\n")], f"line {library.MAX_ENTRIES + 1}: 1 entry past "
-     f"{library.MAX_ENTRIES}"),
+    # a line is a place, in plain digits; a count is grouped
+    (ENTRIES, "line 5001: 2 entries past 5,000"),
+    (ENTRIES[: -len("2506.01234\n")], "line 5001: 1 entry past 5,000"),
 ]  # fmt: skip
 
 
@@ -215,4 +215,17 @@ def test_numbers_are_written_in_the_readers_digits() -> None:
     past = Problem.ngettext(
         "{count} entry past {limit}", "{count} entries past {limit}", 5001, count=5001, limit=5000
     )
-    assert past.message == "5001 entries past 5000"  # a count as English wrote it, ungrouped
+    assert past.message == "5,001 entries past 5,000"  # counts, grouped as t.number groups them
+    assert past.text(german) == "5.001 entries past 5.000"
+    place = BadEntry(Problem.of("line {number}", number=Position(12345)), past).described
+    assert place.message == "line 12345: 5,001 entries past 5,000"  # a place: plain digits
+    assert place.text(german) == "line 12345: 5.001 entries past 5.000"
+    huge = library.too_large(1_234_500_000)
+    assert huge is not None and "the file is 1,234.5 MB" in huge.message
+
+
+def test_a_place_in_a_filter_is_plain_digits_and_a_limit_is_grouped() -> None:
+    far = refusal("a " * 600 + "foo:bar", QueryLimits(max_length=5000, max_terms=1000))
+    assert far.problem.message.endswith("or src: at 1201")
+    long = refusal("a" * 1500, QueryLimits(max_length=1200))
+    assert long.problem.message == "filter too long (1,500 characters, at most 1,200)"

@@ -219,8 +219,8 @@ def test_with_every_limit_raised_the_parser_still_answers(source: str) -> None:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ("(" * 10_000 + "a" + ")" * 10_000, "filter too long (20001 characters, at most 300)"),
-        ("a" + " OR a" * 10_000, "filter too long (50001 characters, at most 300)"),
+        ("(" * 10_000 + "a" + ")" * 10_000, "filter too long (20,001 characters, at most 300)"),
+        ("a" + " OR a" * 10_000, "filter too long (50,001 characters, at most 300)"),
         ("((((((((a))))))))", "nesting too deep (at most 6 levels) at 7"),
         ("-" * 100 + "a", "nesting too deep (at most 6 levels) at 7"),
         ("NOT " * 20 + "a", "nesting too deep (at most 6 levels) at 25"),

@@ -12,13 +12,16 @@ from hypothesis import strategies as st
 from bot.core.compose import digest_order, first_filter
 from bot.core.highlight import Highlight, highlights
 from bot.core.paper import AnnounceType, Paper
-from bot.core.query import FilterRules
+from bot.core.query import FilterKind, FilterRules
 from bot.core.render import (
     MESSAGE_LIMIT,
     Item,
     MatchedFilter,
     Message,
+    canonical,
     escape,
+    filter_name,
+    like_name,
     plural,
     published,
     render_alert,
@@ -29,6 +32,7 @@ from bot.core.render import (
     size,
 )
 from bot.core.telegram_text import split_message, to_plain
+from tests.pseudo import pseudo_translator
 from tests.telegram_html import check_message
 
 
@@ -328,3 +332,37 @@ def test_a_structured_abstract_cut_short_keeps_the_labels_it_shows() -> None:
     )[1]
     assert quote.startswith("<b>Background:</b> ") and quote.endswith("…</blockquote>")
     assert "Conclusions" not in quote
+
+
+@pytest.mark.parametrize(
+    ("stored", "kind", "shown"),
+    [
+        ('like "BeNice! Closing Looping"', FilterKind.LIKE, '⟦like "BeNice! Closing Looping"⟧'),
+        ('like "A "quoted" title" and 2 more', FilterKind.LIKE,
+         '⟦like "A "quoted" title" and 2 more⟧'),
+        ('like "Ends in" and 3 more"', FilterKind.LIKE, '⟦like "Ends in" and 3 more"⟧'),
+        # words that read like a name are a keyword filter's own: shown as understood
+        ('like "language model"', FilterKind.KEYWORDS, 'like "language model"'),
+        ("2607.00001", FilterKind.LIKE, "2607.00001"),  # not a name of that shape: as stored
+    ],
+)  # fmt: skip
+def test_a_like_filters_stored_name_is_shown_in_the_readers_words(
+    stored: str, kind: FilterKind, shown: str
+) -> None:
+    assert filter_name(stored, kind, pseudo_translator()) == shown
+    assert filter_name(stored, kind) == stored  # English: as stored
+
+
+@given(st.text(min_size=1, max_size=60), st.integers(min_value=0, max_value=9))
+def test_a_like_name_reads_back_whatever_its_title(title: str, more: int) -> None:
+    named = filter_name(like_name(title, more), FilterKind.LIKE, pseudo_translator())
+    if more:
+        assert named == f'⟦like "{title}" and {more} more⟧'
+    else:
+        assert named == f'⟦like "{title}"⟧'
+
+
+def test_a_digest_names_a_like_filter_in_the_readers_words() -> None:
+    t = pseudo_translator()
+    matched = MatchedFilter(3, like_name("WorldCraft", 1), FilterKind.LIKE)
+    assert canonical(matched, t) == '⟦like "WorldCraft" and 1 more⟧'

@@ -123,6 +123,20 @@ async def test_blocking_marks_the_chat_inactive_and_start_brings_it_back(world: 
     assert row is not None and row.active and filters_of(world, ADA) == ["mamba"]
 
 
+async def test_a_member_may_ask_a_groups_setting_but_not_change_it(world: World) -> None:
+    group, admin, member = -510, 11, 12
+    world.server.add_group(group, admins={admin})
+    told = await world.command(group, "/followups", user_id=member)
+    assert told.startswith("Follow-ups of papers you 👍'd or saved: on (/followups off)\nUsage:")
+    assert world.server.calls_to("getChatMember") == []  # asking: nobody's rank is looked up
+    refused = await world.command(group, "/followups off", user_id=member)
+    assert refused == "Only this group's administrators can change its filters and settings."
+    row = chat_row(world, group)
+    assert row is not None and row.followups
+    asked = [c.params["user_id"] for c in world.server.calls_to("getChatMember")]
+    assert asked == [str(member)]
+
+
 async def test_a_group_that_becomes_a_supergroup_keeps_its_filters(world: World) -> None:
     group, supergroup, admin = -600, -1001234, 21
     world.server.add_group(group, admins={admin})
