@@ -473,6 +473,18 @@ class FakeTelegram:
             raise ApiError(400, problem)
         return text
 
+    @staticmethod
+    def _markup(params: dict[str, Any]) -> Any:
+        """The reply_markup sent, refused as Telegram refuses it: more than 100 inline buttons
+        or 8 in a row."""
+        markup = json.loads(params.get("reply_markup", "null"))
+        rows = (markup or {}).get("inline_keyboard", [])
+        if sum(len(row) for row in rows) > 100 or len(rows) > 100:
+            raise ApiError(400, "Bad Request: reply markup is too long")
+        if any(len(row) > 8 for row in rows):
+            raise ApiError(400, "Bad Request: too many buttons in a row")
+        return markup
+
     def _check_rate(self, chat_id: int, now: float) -> None:
         """Telegram's limits, a little stricter than Telegram: 1 message/s to a chat, 30/s in
         all, 20/min to a group."""
@@ -495,6 +507,7 @@ class FakeTelegram:
         self._check_chat(chat_id)
         self._check_topic(chat_id, thread)
         text = self._check_text(params)
+        markup = self._markup(params)
         with self.changed:
             now = time.monotonic()
             if self.enforce_limits:
@@ -502,7 +515,7 @@ class FakeTelegram:
             self.sends.append((now, chat_id))
             message = self._message(chat_id, next(self.message_ids), text, BOT_USER)
             if "reply_markup" in params:
-                message["reply_markup"] = json.loads(params["reply_markup"])
+                message["reply_markup"] = markup
             message["parse_mode"] = params.get("parse_mode")
             message["link_preview_options"] = json.loads(params.get("link_preview_options", "{}"))
             if thread is not None:  # as Telegram: a message in a forum topic says which
@@ -549,6 +562,7 @@ class FakeTelegram:
     def api_editMessageText(self, params: dict[str, Any]) -> Any:  # noqa: N802
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
         text = self._check_text(params)
+        markup = self._markup(params)
         with self.changed:
             message = self.messages.get((chat_id, message_id))
             if message is None:
@@ -556,12 +570,12 @@ class FakeTelegram:
             if message["text"] == text and "reply_markup" not in params:
                 raise ApiError(400, "Bad Request: message is not modified")
             message["text"] = text
-            message["reply_markup"] = json.loads(params.get("reply_markup", "null"))
+            message["reply_markup"] = markup
             return {k: v for k, v in message.items() if k != "parse_mode"}
 
     def api_editMessageReplyMarkup(self, params: dict[str, Any]) -> Any:  # noqa: N802
         chat_id, message_id = int(params["chat_id"]), int(params["message_id"])
-        markup = json.loads(params.get("reply_markup", "null"))
+        markup = self._markup(params)
         with self.changed:
             message = self.messages.get((chat_id, message_id))
             if message is None:

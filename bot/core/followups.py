@@ -18,7 +18,15 @@ from bot.core.buttons import Button, card_button, paper_buttons, rate_buttons, s
 from bot.core.chat import Delivery
 from bot.core.i18n import ENGLISH, Translator
 from bot.core.paper import Paper, normalise_doi
-from bot.core.render import LINK_MAX, MESSAGE_LIMIT, TITLE_SHOWN, UNTITLED, fit, size
+from bot.core.render import (
+    ENTRIES_A_MESSAGE,
+    LINK_MAX,
+    MESSAGE_LIMIT,
+    TITLE_SHOWN,
+    UNTITLED,
+    fit,
+    size,
+)
 from bot.core.text import fold_key
 
 # Comments that say the paper found a venue: "Accepted at ICLR 2027", "to appear in JHEP",
@@ -178,12 +186,13 @@ def followup_messages(
     lines: Sequence[str], *, t: Translator = ENGLISH, limit: int = MESSAGE_LIMIT
 ) -> list[tuple[str, list[int]]]:
     """A digest's "Follow-ups" section: its lines under the heading, as many messages as they
-    need, each with the indices of the lines it carries."""
+    need (each within Telegram's buttons: ENTRIES_A_MESSAGE), each with the indices of the
+    lines it carries."""
     heading = f"<b>{ICON} {t.gettext('Follow-ups')}</b>"
     messages: list[tuple[str, list[int]]] = []
     text, carried = heading, list[int]()
     for index, line in enumerate(lines):
-        if carried and size(text) + 2 + size(line) > limit:
+        if carried and (size(text) + 2 + size(line) > limit or len(carried) == ENTRIES_A_MESSAGE):
             messages.append((text, carried))
             text, carried = heading, list[int]()
         text, carried = f"{text}\n\n{line}", [*carried, index]

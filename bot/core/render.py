@@ -23,6 +23,11 @@ from bot.core.query import FilterKind
 from bot.core.summary import sections, shorten, tldr
 
 MESSAGE_LIMIT = 4096
+# Telegram refuses a message with more than 100 inline buttons ("reply markup is too long"). An
+# entry of a digest, an alert or a follow-up section carries at most 5 (card, 👍, 👎, 🔖, more
+# like this) and a digest page's last message one "N more": 19 entries leave room for both.
+# Short entries (30 compact digest entries with no TL;DR fit 4,096 characters) would reach 120.
+ENTRIES_A_MESSAGE = 19
 AUTHORS_SHOWN = 3
 COMMENTS_SHOWN = 200  # characters of arXiv's comments field ("Accepted at ICLR 2026; code: ...")
 ENTRY_TLDR = 200  # a compact digest entry's TL;DR: the contribution, cut at a clause
@@ -355,15 +360,20 @@ def _bare(item: Item, budget: int, number: int | None, t: Translator) -> str:
 
 
 def pack(
-    blocks: Sequence[str], header: str = "", limit: int = MESSAGE_LIMIT, separator: str = "\n\n"
+    blocks: Sequence[str],
+    header: str = "",
+    limit: int = MESSAGE_LIMIT,
+    separator: str = "\n\n",
+    most: int | None = None,
 ) -> list[Message]:
-    """Blocks joined into as few messages as fit in `limit`, split only between blocks, each
-    message with the indices of the blocks it carries; the header opens the first message."""
+    """Blocks joined into as few messages as fit in `limit` (and hold at most `most` blocks),
+    split only between blocks, each message with the indices of the blocks it carries; the
+    header opens the first message."""
     messages: list[Message] = []
     current, indices = header, []
     for index, block in enumerate(blocks):
         joined = f"{current}{separator}{block}" if current else block
-        if size(joined) <= limit:
+        if size(joined) <= limit and (most is None or len(indices) < most):
             current = joined
             indices.append(index)
             continue
@@ -395,10 +405,12 @@ def render_alert(
             [
                 render_entry(item, abstract=False, number=n, filters=True, t=t)
                 for n, item in zip(numbers, items, strict=True)
-            ]
+            ],
+            most=ENTRIES_A_MESSAGE,
         )
     return pack(
-        [render_fitting(item, number=n, t=t) for n, item in zip(numbers, items, strict=True)]
+        [render_fitting(item, number=n, t=t) for n, item in zip(numbers, items, strict=True)],
+        most=ENTRIES_A_MESSAGE,
     )
 
 
@@ -493,4 +505,4 @@ def render_digest(
             else:
                 paper = render_fitting(items[index], budget, t=t)
             blocks.append(f"{heading}\n\n{paper}" if position == 0 else paper)
-    return pack(blocks, header)
+    return pack(blocks, header, most=ENTRIES_A_MESSAGE)

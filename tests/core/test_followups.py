@@ -22,7 +22,7 @@ from bot.core.followups import (
 )
 from bot.core.i18n import Translator
 from bot.core.paper import Paper
-from bot.core.render import MESSAGE_LIMIT, size
+from bot.core.render import ENTRIES_A_MESSAGE, MESSAGE_LIMIT, size
 from bot.core.states import Status
 from tests.pseudo import pseudo_translator, wrapped
 
@@ -195,6 +195,14 @@ def test_a_digest_section_has_its_heading_and_splits_where_telegram_would_cut() 
     assert [i for _, carried in messages for i in carried] == list(range(30))
     assert all(size(text) <= MESSAGE_LIMIT for text, _ in messages)
     assert followup_messages([]) == []
+
+
+def test_a_digest_section_of_short_lines_stays_within_telegrams_buttons() -> None:
+    """60 short lines would fit 35 a message, 140 buttons: Telegram refuses more than 100."""
+    lines = [f"{n}. 🔁 v2 · J. Mach. Learn. Res. 25 (2026) 1-30 — Paper {n}" for n in range(60)]
+    messages = followup_messages(lines)
+    assert [len(carried) for _, carried in messages] == [19, 19, 19, 3]
+    assert 4 * ENTRIES_A_MESSAGE + 1 <= 100  # 4 buttons a line, and room for one more
 
 
 def test_the_words_go_through_the_chats_translator() -> None:

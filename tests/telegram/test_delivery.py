@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -515,3 +516,39 @@ async def test_a_digest_due_in_quiet_hours_goes_out_when_they_end(world: World) 
     await world.runtime.send_due_digests()
     digests = [t for t in world.server.texts(ADA) if "Your digest" in t]
     assert len(digests) == 1 and "BeNice!" in digests[0] and ledger(world, ADA) == {"sent": 1}
+
+
+def short_papers(count: int) -> str:
+    """A day of `count` papers with the shortest titles and abstracts: 30 compact entries fit
+    one message's 4,096 characters, with 4 buttons each."""
+    made = topic_papers("kv", count, first_id=500, day=date(2026, 7, 1))
+    short = [replace(p, title=f"Mamba {n}", abstract="Mamba.") for n, p in enumerate(made)]
+    return rss(short, date(2026, 7, 1))
+
+
+async def test_a_digest_of_short_entries_stays_within_telegrams_buttons(world: World) -> None:
+    """Telegram refuses a message of more than 100 inline buttons (the fake server too): 30
+    short entries of one page go out in messages of at most 19, every paper with its buttons."""
+    await world.command(ADA, "/subscribe mamba")
+    await world.drop(short_xml=short_papers(30))
+    before = len(world.server.sent(ADA))
+    await world.command(ADA, "/digest")
+    done = "That was everything waiting: 30 papers."
+    await world.server.wait_for(lambda: world.server.texts(ADA)[-1] == done)
+    digest = world.server.sent(ADA)[before:-1]
+    assert ledger(world, ADA) == {"sent": 30}
+    assert len(digest) == 2 and all(len(keyboard(m)) <= 100 for m in digest)
+    likes = [data for m in digest for data in keyboard(m) if data.startswith("like:")]
+    assert len(likes) == 30
+
+
+async def test_an_instant_bundle_of_short_alerts_stays_within_telegrams_buttons(
+    world: World,
+) -> None:
+    await instant_user(world, ADA, "mamba")
+    await world.drop(short_xml=short_papers(40))
+    report = await world.runtime.deliver()
+    assert ledger(world, ADA) == {"sent": 40} and report.sent == 40
+    sent = [m for m in world.server.sent(ADA) if "like:" in str(m.get("reply_markup"))]
+    assert all(len(keyboard(m)) <= 100 for m in sent)
+    assert sum(1 for m in sent for d in keyboard(m) if d.startswith("like:")) == 40
