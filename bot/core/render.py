@@ -370,7 +370,7 @@ def pack(
     split only between blocks, each message with the indices of the blocks it carries; the
     header opens the first message."""
     messages: list[Message] = []
-    current, indices = header, []
+    current, indices = header, list[int]()
     for index, block in enumerate(blocks):
         joined = f"{current}{separator}{block}" if current else block
         if size(joined) <= limit and (most is None or len(indices) < most):
