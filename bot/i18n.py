@@ -79,22 +79,25 @@ def offered(code: str | None) -> str | None:
 
 
 def _script(tag: str) -> str:
-    """The script a tag writes in, as CLDR's likely scripts tell it (zh_TW: Hant, zh: Hans)."""
-    try:
-        return Locale.parse(tag).script or "Hans"
-    except (ValueError, UnknownLocaleError):
-        return "Hans"
+    """The script a Chinese tag writes in: Traditional for zh-Hant and the regions that read it
+    (Taiwan, Hong Kong, Macao: CLDR's likely scripts), Simplified otherwise. Read from the
+    subtags, so a tag with a private or unknown part (zh-Hant-x-foo) keeps its script."""
+    subtags = {part.lower() for part in tag.split("_")[1:]}
+    return "Hant" if subtags & {"hant", "tw", "hk", "mo"} and "hans" not in subtags else "Hans"
 
 
 def language_name(code: str, t: Translator) -> str | None:
     """The language a code names, in the reader's words and without a region ("Chinese
     (Traditional)" for zh-TW, "Französisch" for fr-CA in German); None for a code CLDR does
     not know."""
+    tag = code.strip().replace("-", "_")
     try:
-        found = Locale.parse(code.strip().replace("-", "_"))
-        return Locale(found.language, script=found.script).get_display_name(t.locale)
+        found = Locale.parse(tag)
     except (ValueError, UnknownLocaleError):
         return None
+    if found.language != tag.split("_")[0].lower():  # "C" parses as POSIX English, "und" too
+        return None
+    return Locale(found.language, script=found.script).get_display_name(t.locale)
 
 
 @cache

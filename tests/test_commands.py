@@ -362,6 +362,10 @@ async def test_a_reader_of_traditional_chinese_is_not_given_simplified(runtime: 
     assert (await say(runtime, "/language tlh", german)).startswith(
         "<code>tlh</code> spreche ich noch nicht."  # a code CLDR does not know: as typed
     )
+    for posix in ("C", "und"):  # Babel reads them as English: not a language asked for
+        assert (await say(runtime, f"/language {posix}", german)).startswith(
+            f"<code>{posix}</code> spreche ich noch nicht."
+        )
 
 
 @pytest.mark.parametrize("language", ["en", "de"])

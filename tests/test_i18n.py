@@ -98,7 +98,7 @@ def test_german_dates() -> None:
         ("zh-Hans-HK", "zh_Hans"),
         # Traditional characters: not the Simplified catalog, English until one is offered
         ("zh-hant", "en"), ("zh-TW", "en"), ("zh-HK", "en"), ("zh-MO", "en"),
-        ("zh-Hant-TW", "en"),
+        ("zh-Hant-TW", "en"), ("zh-Hant-x-foo", "en"), ("zh-TW-x-private", "en"),
     ],
 )  # fmt: skip
 def test_telegram_language_codes_map_to_an_offered_language(
