@@ -180,6 +180,20 @@ def paper_buttons(
     return buttons
 
 
+def entry_buttons(
+    row_id: int,
+    number: int | None,
+    *,
+    card: bool,
+    similar: bool = False,
+    t: Translator = ENGLISH,
+) -> list[Button]:
+    """A paper's row under a message that lists it: its card where the message shows it at a
+    glance, then 👍, 👎, 🔖 and, with `similar`, "more like this"."""
+    cards = [card_button(row_id, number, t=t)] if card else []
+    return [*cards, *paper_buttons(row_id, number, similar=similar, t=t)]
+
+
 def unsave_button(paper_id: int, number: int, page: int, *, t: Translator = ENGLISH) -> Button:
     label = t.gettext("Remove {number}").format(number=number)
     return Button(label, f"unsave:{paper_id}:{page}")

@@ -21,11 +21,9 @@ from babel.dates import format_interval
 
 from bot.core.buttons import (
     Button,
-    card_button,
+    entry_buttons,
     more_button,
     paper_buttons,
-    rate_buttons,
-    save_button,
 )
 from bot.core.chat import DIGEST_ABSTRACTS, DIGEST_PAGE, Chat, Delivery, Filter
 from bot.core.highlight import (
@@ -345,10 +343,10 @@ def compose_alert(items: Composed, layout: Layout, *, t: Translator = ENGLISH) -
         for i in message.items:
             item, rows = items[i]
             number = i + 1 if several else None
-            cards = [card_button(rows[0].id, number, t=t)] if layout.compact else []
             similar = bool(item.paper.arxiv_id)
-            buttons = paper_buttons(rows[0].id, number, similar=similar, t=t)
-            out.buttons.append([*cards, *buttons])
+            out.buttons.append(
+                entry_buttons(rows[0].id, number, card=layout.compact, similar=similar, t=t)
+            )
     return outgoing
 
 
@@ -583,9 +581,7 @@ def _page(
     for message, out in zip(messages, outgoing, strict=True):
         for i in message.items:  # a row a paper: its card (compact), 👍, 👎, 🔖
             row_id, number = listed[i][1][0].id, first + i
-            cards = [card_button(row_id, number, t=t)] if layout.compact else []
-            rates = rate_buttons(row_id, number)
-            out.buttons.append([*cards, *rates, save_button(row_id, number, t=t)])
+            out.buttons.append(entry_buttons(row_id, number, card=layout.compact, t=t))
     return outgoing
 
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from bot.core.buttons import Button, card_button, paper_buttons, rate_buttons, save_button
+from bot.core.buttons import Button, entry_buttons
 from bot.core.chat import Delivery
 from bot.core.i18n import ENGLISH, Translator
 from bot.core.paper import Paper, normalise_doi
@@ -176,10 +176,8 @@ def followup_buttons(
     paper's card, since a follow-up is one line, then what an alert of the paper alone carries
     (👍, 👎, 🔖, "more like this" for an arXiv paper), or, for the `number`-th line of a
     digest's section, what a digest entry carries (👍, 👎, 🔖, numbered)."""
-    card = card_button(row_id, number, t=t)
-    if number is None:
-        return [card, *paper_buttons(row_id, similar=bool(paper.arxiv_id), t=t)]
-    return [card, *rate_buttons(row_id, number), save_button(row_id, number, t=t)]
+    similar = number is None and bool(paper.arxiv_id)
+    return entry_buttons(row_id, number, card=True, similar=similar, t=t)
 
 
 def followup_messages(
