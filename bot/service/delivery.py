@@ -155,10 +155,15 @@ class Postman:
             versions = {chat_id: self.chat_versions[chat_id] for chat_id in by_chat}
             with self.database.session() as session:
                 # the round's chats in one read, not one a chat (a burst's round: thousands)
-                chat = chats.get_chats(session, chat_ids=list(by_chat)).get
+                found = chats.get_chats(session, chat_ids=list(by_chat))
             alerts = (
                 self._alert_chat(
-                    c, rows, versions[c], _layout(chat(c)), _silent(chat(c), now), _tr(chat(c))
+                    c,
+                    rows,
+                    versions[c],
+                    _layout(found.get(c)),
+                    _silent(found.get(c), now),
+                    _tr(found.get(c)),
                 )
                 for c, rows in sorted(by_chat.items())
             )
