@@ -31,7 +31,6 @@ from bot.core.buttons import (
 )
 from bot.core.chat import GROUPS
 from bot.core.i18n import N_
-from bot.core.query import FilterKind
 from bot.core.summary import shorten
 from bot.runtime import Runtime
 from bot.service.app import SIGNS, Paperbot, Paused, RecentSent
@@ -119,7 +118,7 @@ async def follow_similar(app: Paperbot, caller: Caller, press: FollowSimilar) ->
     if followed is None:
         return Reply(t.gettext(OUT_OF_DATE), notice=True)
     # a message of its own: the paper's stays as it is
-    reply = subscribed(t, followed, FilterKind.LIKE)
+    reply = subscribed(t, followed)
     await app.send_text(caller.chat_id, reply.text, reply.buttons, caller.topic)
     return Reply("", notice=True)
 

@@ -44,7 +44,7 @@ async def subscribe(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
         return Usage()
     t = tr(chat)
     result = await app.subscribe(chat, args)
-    reply = subscribed(t, result, kind_of(args))
+    reply = subscribed(t, result)
     if chat.topic is not None and isinstance(result, Subscribed):
         here = t.gettext("Its papers come to this topic ({topic}).")
         reply.text += "\n" + here.format(topic=topic_name(chat.topic, t=t))
@@ -58,18 +58,17 @@ async def similar(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     if not args.strip():
         return Usage()
     followed = await app.follow_similar(chat.id, args, chat.topic)
-    return subscribed(tr(chat), followed, FilterKind.LIKE)
+    return subscribed(tr(chat), followed)
 
 
-def subscribed(t: Translator, result: Followed, kind: FilterKind) -> Reply:
-    """What a new filter was understood as and would have matched, or why it was not saved
-    (`kind`: the kind asked for, which names the filter)."""
+def subscribed(t: Translator, result: Followed) -> Reply:
+    """What a new filter was understood as and would have matched, or why it was not saved."""
     match result:
         case BadFilter():
             return bad_filter(t, result)
         case NotStored(arxiv_ids):
             return Reply(not_stored(t, arxiv_ids, t.gettext("/similar can use it")))
-        case AlreadyFollowed(number, understood):
+        case AlreadyFollowed(number, understood, kind):
             text = t.gettext("You already follow that, as filter {number}: {filter}.")
             shown = escape(filter_name(understood, kind, t))
             return Reply(text.format(number=number, filter=f"<code>{shown}</code>"))
@@ -82,7 +81,7 @@ def subscribed(t: Translator, result: Followed, kind: FilterKind) -> Reply:
                 count,
             )
             return Reply(text.format(count=t.number(count), limit=t.number(limit)))
-        case Subscribed(number, understood, recent, filter_id):
+        case Subscribed(number, understood, recent, filter_id, kind=kind):
             # a filter matches what arrives after it: its recent papers only when asked
             send = [[recent_button(filter_id, recent.count, t=t)]] if recent.count else []
             if number == 1 and recent.count >= 2:  # the chat's first: its ranking starts cold

@@ -31,7 +31,6 @@ from bot.core.chat import Chat
 from bot.core.i18n import Translator
 from bot.core.library import detect_format, format_name
 from bot.core.library import too_large as library_too_large
-from bot.core.query import FilterKind
 from bot.core.render import LINK_MAX, UNTITLED, escape, fit, short_authors
 from bot.core.summary import shorten
 from bot.runtime import Runtime
@@ -135,7 +134,7 @@ async def follow_import(app: Paperbot, caller: Caller, press: FollowImport) -> R
     if followed is None:
         return Reply(t.gettext(OUT_OF_DATE), notice=True)
     # a message of its own: the import's reply stays as it is
-    reply = subscribed(t, followed, FilterKind.LIKE)
+    reply = subscribed(t, followed)
     await app.send_text(caller.chat_id, reply.text, reply.buttons)
     return Reply("", notice=True)
 

@@ -21,7 +21,7 @@ from bot.core.chat import Filter
 from bot.core.i18n import N_
 from bot.core.paper import Paper
 from bot.core.problems import Problem
-from bot.core.query import LIKE_PREFIX, InvalidQuery, read_seeds
+from bot.core.query import LIKE_PREFIX, FilterKind, InvalidQuery, read_seeds
 from bot.core.relevance import Featurizer, SimilarTo, calibrate
 from bot.core.render import like_name
 from bot.core.summary import shorten
@@ -97,7 +97,7 @@ class Similar:
             existing = filters.chat_filters(session, chat_id=chat_id)
             for number, stored in enumerate(existing, 1):
                 if stored.source == seeded.source:
-                    return AlreadyFollowed(number, stored.canonical)
+                    return AlreadyFollowed(number, stored.canonical, FilterKind.LIKE)
             if len(existing) >= max_per_chat:
                 return AtLimit(len(existing), max_per_chat)
             added = filters.add_filter(
@@ -109,7 +109,9 @@ class Similar:
                 model=seeded.scorer.to_bytes(),
                 topic=topic,
             )
-        return Subscribed(len(existing) + 1, seeded.name, seeded.recent, filter_id=added.id)
+        return Subscribed(
+            len(existing) + 1, seeded.name, seeded.recent, added.id, kind=FilterKind.LIKE
+        )
 
     def preview(self, *, source: str) -> Previewed | BadFilter | NotStored:
         """/preview like:ID,...: what the filter would have matched, nothing saved."""

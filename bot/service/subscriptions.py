@@ -12,7 +12,7 @@ from importlib import resources
 from bot.core.categories import Taxonomy, UnknownCategory, read_taxonomy, unknown_categories
 from bot.core.chat import Filter
 from bot.core.problems import Problem
-from bot.core.query import FilterRules, InvalidQuery, Node, canonical
+from bot.core.query import FilterKind, FilterRules, InvalidQuery, Node, canonical
 from bot.service.preview import RecentMatches, RecentPapers, Scores, recent_matches
 from bot.store import Database, filters
 
@@ -36,12 +36,14 @@ class Subscribed:
     recent: RecentMatches
     filter_id: int
     unknown_categories: tuple[UnknownCategory, ...] = ()  # saved all the same: a warning
+    kind: FilterKind = FilterKind.KEYWORDS  # which names it (render.filter_name)
 
 
 @dataclass(frozen=True)
 class AlreadyFollowed:
     number: int
     canonical: str
+    kind: FilterKind = FilterKind.KEYWORDS
 
 
 @dataclass(frozen=True)
