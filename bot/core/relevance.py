@@ -100,15 +100,12 @@ AUTHOR_WEIGHT = 0.5
 AUTHOR_HITS = 2
 # Category overlap apart from the text: a paper gains CATEGORY_WEIGHT × the log-odds of each of
 # its categories among the 👍 papers against the stored papers (positive ones only: a category no
-# 👍 paper has says nothing). bench/relevance.py, 80 users, precision@10 at k=5 (category /
-# pair / authors / venue; library at k=30), against the model before it:
-#   chosen on 9 days   0 .302/.205/.148/.127, .388; 0.05 .376/.265/.150/.127, .468;
-#                      0.1 .440/.331/.146/.127, .523; 0.15 .516/.370/.143/.120, .583;
-#                      0.25 .602/.437/.137/.120, .652
-#   reported, 18 days  0 .191/.096/.090/.092, .233; 0.1 .289/.138/.087/.096, .312
-# The category and pair users are drawn by category, so their gain restates how they are drawn;
-# the venue users (drawn by what the comments say) are what it must not cost, and above 0.1 it
-# does: a liked category crowds out the papers of the interest listed elsewhere.
+# 👍 paper has says nothing). bench/relevance.py, 70 users, 18 days, precision@10 at k=5
+# (category / pair / authors / venue): .191/.096/.090/.092 -> .289/.138/.087/.096, library
+# (k=30) .233 -> .312. Chosen on 9 days where the users not drawn by category (authors, venue)
+# stop losing: above 0.1 a liked category crowds out the interest's papers listed elsewhere
+# (docs/PERFORMANCE.md has the weights tried). A category is one token among ~150 of a paper's,
+# so the TF-IDF could not say it.
 CATEGORY_WEIGHT = 0.1
 # Tried and left out: the filter's 100 newest recent matches as weak positives (weight 0.03)
 # while a chat has fewer than MIN_LIKES 👍, so that the starters' answers train a model at once.

@@ -93,10 +93,10 @@ def _view_columns(paper: Paper) -> dict[str, object]:
 
 
 def _view_paper(stored: dict[str, Any]) -> Paper:
-    lists = {name: tuple(stored[name]) for name in ("authors", "categories", "mesh")}
-    # kept before 0023 without the abbreviations: the record had none
-    abbreviations = tuple(stored.get("journal_abbreviations", ()))
-    return Paper(**{**stored, **lists, "journal_abbreviations": abbreviations}, source="")
+    # a record kept before 0023 has no journal_abbreviations: none
+    names = ("authors", "categories", "mesh", "journal_abbreviations")
+    lists = {name: tuple(stored.get(name, ())) for name in names}
+    return Paper(**{**stored, **lists}, source="")
 
 
 def find_known_papers(
