@@ -106,8 +106,10 @@ async def say(runtime: Runtime, text: str, caller: Caller | None = None) -> str:
                   "Also: 7, 7pm, 7:30pm, 19.30, 0730, 7h30."),
         ("/timezone", "Time zone now: UTC.\n"
                       "Usage: <code>/timezone Area/City</code> (your time zone (or UTC))"),
-        ("/updates maybe", "Usage: <code>/updates on|off</code> "
+        ("/updates maybe", "Updates: off\nUsage: <code>/updates on|off</code> "
                            "(also send new versions of papers)"),
+        ("/updates", "Updates: off\nUsage: <code>/updates on|off</code> "
+                     "(also send new versions of papers)"),
         ("/followups", "Follow-ups of papers you 👍'd or saved: on (/followups off)\n"
                        "Usage: <code>/followups on|off</code> (hear when a paper you 👍'd or "
                        "saved gets a new version with a venue, a journal reference or a DOI, or "
@@ -630,7 +632,8 @@ async def test_group_members_who_are_not_admins_change_nothing(runtime: Runtime,
 
 
 @pytest.mark.parametrize(
-    "text", ["/language", "/followups", "/quiet", "/mode", "/time", "/timezone", "/layout"]
+    "text",
+    ["/language", "/followups", "/updates", "/quiet", "/mode", "/time", "/timezone", "/layout"],
 )
 async def test_group_members_who_are_not_admins_may_ask_what_is_set(
     runtime: Runtime, text: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from bot.commands.delivery import mode_line
+from bot.commands.delivery import mode_line, updates_line
 from bot.commands.followups import status_line as followups_line
 from bot.commands.replies import Reply, Usage, local_time, tr, weekly_when
 from bot.core.buttons import stop_buttons
@@ -60,7 +60,7 @@ async def status_(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     t = tr(chat)
     report = app.report(chat)
     found, digest = report.found, chat.mode in DIGESTS
-    updates = t.gettext("Updates: on") if chat.updates else t.gettext("Updates: off")
+    updates = updates_line(t, chat)
     if chat.paused:
         updates = t.gettext("{updates}; PAUSED (/resume)").format(updates=updates)
     waiting = t.ngettext(

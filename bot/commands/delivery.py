@@ -135,13 +135,18 @@ async def updates(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
     t = tr(chat)
     choice = args.strip().lower()
     if choice not in ("on", "off"):
-        return Usage()
+        return Usage(now=updates_line(t, chat))
     app.change(chat, updates=choice == "on")
     if choice == "on":
         return Reply(
             t.gettext("Updates on: new versions of matching papers come too, marked as updates.")
         )
     return Reply(t.gettext("Updates off: each paper comes once, new versions are not sent."))
+
+
+def updates_line(t: Translator, chat: Chat) -> str:
+    """/status's line, and /updates' without a choice."""
+    return t.gettext("Updates: on") if chat.updates else t.gettext("Updates: off")
 
 
 async def digest(app: Paperbot, chat: Chat, args: str) -> Reply | Usage:
