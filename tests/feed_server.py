@@ -30,7 +30,7 @@ class FeedServer:
                 status = 404 if body is None else 304 if unchanged else 200
                 server.answered.append((self.path, status))
                 self.send_response(status)
-                if status == 404:
+                if body is None:  # the 404, asked of the body: mypy then knows it is bytes below
                     self.send_header("Content-Length", "0")
                 elif status == 200:
                     self.send_header("ETag", tag)

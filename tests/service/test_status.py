@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from bot.core.query import FilterRules
+from bot.core.states import Status
 from bot.service import chats, ingest, status, subscriptions
 from bot.service.planning import Planner
 from bot.service.preview import RecentPapers
@@ -131,11 +132,15 @@ def test_waiting_counts_pending_and_sending_rows_only(any_database: Database, cl
     with any_database.session() as session:
         ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
         connection = session.connection()
-        deliveries.mark_deliveries(connection, delivery_ids=ids[:1], status="sending", now=clock())
         deliveries.mark_deliveries(
-            connection, delivery_ids=ids[1:2], status="sent", now=clock(), message_id=1
+            connection, delivery_ids=ids[:1], status=Status.SENDING, now=clock()
         )
-        deliveries.mark_deliveries(connection, delivery_ids=ids[2:3], status="failed", now=clock())
+        deliveries.mark_deliveries(
+            connection, delivery_ids=ids[1:2], status=Status.SENT, now=clock(), message_id=1
+        )
+        deliveries.mark_deliveries(
+            connection, delivery_ids=ids[2:3], status=Status.FAILED, now=clock()
+        )
     assert status.waiting(any_database, 1) == 3
     assert status.waiting(any_database, 2) == 0
     chats.mark_unreachable(any_database, chat_id=1, reason="blocked")
