@@ -11,6 +11,7 @@ from sqlmodel import Session
 from bot.core.chat import Chat
 from bot.core.render import plural
 from bot.core.secrets import masked_urls
+from bot.core.states import UNFINISHED
 from bot.service.backlog import Backlog, read_backlog
 from bot.store import Database, chats, deliveries, feeds, files, filters, papers
 from bot.store.feeds import FeedState
@@ -46,10 +47,13 @@ class StoreStatus:
 
 
 def store_status(database: Database) -> StoreStatus:
-    """Everything counted, the ledger's rows by status too (`paperbot status`, /stats)."""
+    """Everything counted, the ledger's rows by status too (`paperbot status`, /stats). The rows
+    waiting are the sum of their states in that count: a count of their own read them all
+    again, and could disagree with it when the sender settled rows in between."""
     with database.session() as session:
         by_status = deliveries.count_deliveries(session)
-        return _counts(session, waiting=deliveries.count_waiting(session), by_status=by_status)
+        waiting = sum(by_status.get(state, 0) for state in UNFINISHED)
+        return _counts(session, waiting=waiting, by_status=by_status)
 
 
 def scrape_status(database: Database, *, now: datetime) -> StoreStatus:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
 
 from bot.core.query import FilterRules
 from bot.core.states import Status
@@ -86,6 +89,37 @@ def test_store_status_counts_everything(
         "deliveries": {"pending": 3},
         "last_announcement": "2026-10-22",
     }
+
+
+def test_stats_count_each_waiting_row_once(any_database: Database, clock: Clock) -> None:
+    """/stats and `paperbot status`: a row pending, one being sent, one sent and one failed,
+    each counted once, in its state, by the one count of the ledger by status that the rows
+    waiting are the sum of (read through the engine's statements)."""
+    follow(any_database, clock, 1, "transformer")
+    ingest_seeds(any_database, clock)
+    Planner(FilterRules()).plan(any_database, now=clock())  # 5 rows
+    with any_database.session() as session:
+        ids = [r.id for r in deliveries.all_deliveries(session, chat_id=1)]
+        connection = session.connection()
+        states = {ids[0]: Status.SENDING, ids[1]: Status.SENT, ids[2]: Status.FAILED}
+        for row_id, state in states.items():
+            deliveries.mark_deliveries(
+                connection, delivery_ids=[row_id], status=state, now=clock(), message_id=1
+            )
+    counts: list[str] = []
+
+    def count(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if "count(" in statement and "FROM delivery" in statement:
+            counts.append(statement)
+
+    event.listen(any_database.engine, "before_cursor_execute", count)
+    try:
+        found = status.store_status(any_database)
+    finally:
+        event.remove(any_database.engine, "before_cursor_execute", count)
+    assert found.deliveries == {"pending": 2, "sending": 1, "sent": 1, "failed": 1}
+    assert found.pending_deliveries == 3
+    assert len(counts) == 1, counts
 
 
 def test_chat_status_before_any_listing(any_database: Database, clock: Clock) -> None:
