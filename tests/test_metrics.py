@@ -16,13 +16,13 @@ from typing import Any
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import event
 
 from bot.core.states import Status
 from bot.metrics import Metrics
 from bot.store import deliveries
 from tests.conftest import ROOT
 from tests.feed_server import FeedServer
+from tests.statements import counts_of_deliveries, statements
 from tests.telegram import conftest as telegram
 from tests.telegram.conftest import TOKEN, World
 
@@ -359,17 +359,8 @@ async def test_a_scrape_counts_each_waiting_row_once(make_world: Any) -> None:
     with database.connection() as connection:
         deliveries.mark_deliveries(connection, delivery_ids=[first.id], status=Status.SENDING,
                                    now=world.clock())  # fmt: skip
-    counts: list[str] = []
-
-    def count(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if "count(" in statement and "FROM delivery" in statement:
-            counts.append(statement)
-
-    event.listen(database.engine, "before_cursor_execute", count)
-    try:
+    with statements(database.engine, counts_of_deliveries) as counts:
         _, samples = await scrape(base)
-    finally:
-        event.remove(database.engine, "before_cursor_execute", count)
     assert value(samples, "paperbot_deliveries", state="pending") == 1
     assert value(samples, "paperbot_deliveries", state="sending") == 1
     assert value(samples, "paperbot_pending_deliveries") == 2

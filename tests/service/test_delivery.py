@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from bot.core.chat import Chat
 from bot.core.query import FilterRules
@@ -30,6 +30,7 @@ from bot.service.planning import Planner
 from bot.store import Database, chats, deliveries, filters
 from tests.conftest import SEEDS, Clock
 from tests.corpus import rss, topic_papers
+from tests.statements import statements
 from tests.transports import Carried, RecordingTransport
 
 KV_CHAT, HASSANI_CHAT = 1, 2  # "kv cache" matches two seed papers, au:Hassani one
@@ -157,17 +158,10 @@ async def test_an_instant_round_reads_its_chats_at_once_each_with_its_own_settin
     for chat_id in range(3, 21):
         follow(post, clock, chat_id, '"kv cache"', mode="instant")
     seeds_arrive(post, clock)
-    chat_reads: list[str] = []
-
-    def note(_connection: object, _cursor: object, statement: str, *_: object) -> None:
-        if statement.startswith("SELECT chat.id, chat.kind"):  # whole chats, not their claims
-            chat_reads.append(statement)
-
-    event.listen(post.database.engine, "before_cursor_execute", note)
-    try:
+    # whole chats read, not their claims
+    whole_chats = re.compile(r"SELECT chat\.id, chat\.kind").match
+    with statements(post.database.engine, whole_chats) as chat_reads:
         report = await post.postman.deliver_instant()
-    finally:
-        event.remove(post.database.engine, "before_cursor_execute", note)
     assert report == SendReport(messages=20, sent=40)
     [full], [german], [compact] = (post.transport.texts(c) for c in (1, 2, 3))
     assert full.count("<blockquote expandable>") == 2 and "<blockquote" not in compact

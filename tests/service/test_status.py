@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import event
 
 from bot.core.query import FilterRules
 from bot.core.states import Status
@@ -17,6 +14,7 @@ from bot.service.preview import RecentPapers
 from bot.service.status import LastListing
 from bot.store import Database, deliveries
 from tests.conftest import ROOT, SEEDS, Clock
+from tests.statements import counts_of_deliveries, statements
 
 SEED_FILES = sorted(SEEDS.iterdir())
 
@@ -106,17 +104,8 @@ def test_stats_count_each_waiting_row_once(any_database: Database, clock: Clock)
             deliveries.mark_deliveries(
                 connection, delivery_ids=[row_id], status=state, now=clock(), message_id=1
             )
-    counts: list[str] = []
-
-    def count(_connection: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if "count(" in statement and "FROM delivery" in statement:
-            counts.append(statement)
-
-    event.listen(any_database.engine, "before_cursor_execute", count)
-    try:
+    with statements(any_database.engine, counts_of_deliveries) as counts:
         found = status.store_status(any_database)
-    finally:
-        event.remove(any_database.engine, "before_cursor_execute", count)
     assert found.deliveries == {"pending": 2, "sending": 1, "sent": 1, "failed": 1}
     assert found.pending_deliveries == 3
     assert len(counts) == 1, counts
