@@ -152,9 +152,10 @@ class DeliveryTable(SQLModel, table=True):
     Its chat and paper are checked once a batch rather than by foreign keys, per row
     (deliveries.add_deliveries says why).
 
-    The rows waiting to go out are indexed by chat, and only they: the delivery rounds find the
-    chats with rows waiting, and a chat's rows, through it, however long the ledger's history.
-    An index of every row's status cost planning a fifth of its time (migration 0011)."""
+    The rows waiting to go out are indexed by chat (and status), and only they: the delivery
+    rounds find the chats with rows waiting, and a chat's rows, through it, however long the
+    ledger's history, and /metrics counts them by state from it alone. An index of every row's
+    status cost planning a fifth of its time (migration 0011)."""
 
     __tablename__ = "delivery"
     __table_args__ = (UniqueConstraint("chat_id", "paper_id", "revision"),)
@@ -184,9 +185,16 @@ class DeliveryTable(SQLModel, table=True):
 WAITING = col(DeliveryTable.status).in_(
     bindparam("waiting", list(UNFINISHED), expanding=True, literal_execute=True)
 )
+# Their status is the index's second column so that counting them by state (/metrics at each
+# scrape, /healthz's backlog) reads the index alone: by chat only, each row's status was read
+# from the table. A busy day's 5.85 million waiting rows: SQLite 4.3-15.1 s -> 0.34-0.69 s;
+# PostgreSQL, two settled days beside them, vacuumed: a scan of the table, 1.0-1.6 s -> an
+# index-only scan, 0.24-0.37 s. A second index, of their status alone, let SQLite's planner (it
+# keeps no statistics) read a few chats' rows through it: the oldest of 10 chats' 18 ms -> 1.1 s.
 Index(
     "ix_delivery_waiting",
     DeliveryTable.__table__.c.chat_id,  # type: ignore[attr-defined]
+    DeliveryTable.__table__.c.status,  # type: ignore[attr-defined]
     sqlite_where=WAITING,
     postgresql_where=WAITING,
 )

@@ -9,13 +9,15 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlmodel import Session
 
 from bot.core.chat import BEHIND_MORE
 from bot.core.paper import Paper
+from bot.core.states import Status
 from bot.store import Database, chats, deliveries, leases, ledger_bulk, papers
 from bot.store.deliveries import NewDeliveries
 from tests.conftest import _open
@@ -292,6 +294,45 @@ def test_waiting_rows_are_found_through_their_index(tmp_path: Path, sqlite_templ
             plan = str(driver.execute("EXPLAIN QUERY PLAN " + sql).fetchall())
         assert "ix_delivery_waiting" in plan, (sql, plan)
     sqlite_database.close()
+
+
+def test_waiting_rows_are_counted_by_state_from_their_index_alone(any_database: Database) -> None:
+    """/metrics counts the waiting rows by state at each scrape: from the index of waiting rows
+    alone, which holds their status, not reading each one's status from the table (a busy
+    day's 5.85 million rows on SQLite: 4.3-15.1 s, against 0.34-0.69). PostgreSQL is kept off a
+    scan of the table, cheaper at a handful of rows, to show the plan it takes at millions
+    (once a vacuum has marked their pages all-visible)."""
+    with any_database.session() as session:
+        a, b, c = setup_chats(session)
+        rows = [(1, p, 0, [1]) for p in (a, b, c)] + [(2, a, 0, [2])]
+        deliveries.add_deliveries(session, rows=[NewDeliveries.of(rows)], now=NOW)
+        [first, *_] = deliveries.unfinished_deliveries(session, chat_id=2)
+    with any_database.connection() as connection:
+        deliveries.mark_deliveries(
+            connection, delivery_ids=[first.id], status=Status.SENDING, now=NOW
+        )
+    asked: list[tuple[str, Any]] = []  # as run, with its parameters
+
+    def note(_connection: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        asked.append((statement, parameters))
+
+    with any_database.session() as session:
+        connection = session.connection()
+        if any_database.shared:
+            connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+            connection.exec_driver_sql("SET LOCAL enable_bitmapscan = off")
+        event.listen(any_database.engine, "before_cursor_execute", note)
+        try:
+            assert deliveries.count_waiting_by_status(session) == {"pending": 3, "sending": 1}
+        finally:
+            event.remove(any_database.engine, "before_cursor_execute", note)
+        [(sql, parameters)] = asked
+        explain = "EXPLAIN " if any_database.shared else "EXPLAIN QUERY PLAN "
+        plan = str(connection.exec_driver_sql(explain + sql, parameters).all())
+    if any_database.shared:
+        assert "Index Only Scan using ix_delivery_waiting" in plan, plan
+    else:  # and not grouped by status: SQLite sorted the rows by it first (1.4-1.9 s)
+        assert "COVERING INDEX ix_delivery_waiting" in plan and "TEMP B-TREE" not in plan, plan
 
 
 def test_rows_of_a_chat_or_paper_not_stored_are_refused_whole(any_database: Database) -> None:
