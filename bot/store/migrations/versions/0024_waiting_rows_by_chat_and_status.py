@@ -3,15 +3,15 @@ them by state (/metrics at each scrape) reads the index alone, not each row's st
 table (a busy day's 5.85 million rows: SQLite 4.3-15.1 s -> 0.34-0.69 s, PostgreSQL 1.0-1.6 s
 -> 0.24-0.37 s); rebuilt in 3.1-3.3 s on PostgreSQL beside two settled days
 
-Revision ID: 0023
-Revises: 0022
+Revision ID: 0024
+Revises: 0023
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0023"
-down_revision = "0022"
+revision = "0024"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 
