@@ -196,16 +196,21 @@ async def test_each_piece_of_news_of_one_version_is_told_once(world: World) -> N
     assert world.rows(1) == [(0, "sent"), (2, "sent"), (JOURNAL - 1, "sent")]
 
 
-async def test_a_mailings_replacement_of_an_accepted_version_tells_its_reference(
-    world: World,
-) -> None:
-    """arXiv's mailing of a replacement names no version (identity.merge's "replaced"): the
-    journal reference and DOI it adds to a version whose venue was told are news too."""
+def liked_from_mailing(world: World) -> None:
+    """An instant chat 1 gets 2502.13163 from the first mailing and 👍 it."""
     world.chat(1, mode="instant")
     world.arrive((LISTINGS / "email.txt").read_bytes(), "mailing1.txt")
     with world.database.session() as session:
         [(paper_id, _)] = papers.papers_by_arxiv_id(session, arxiv_ids=["2502.13163"]).values()
     world.like(1, paper_id)
+
+
+async def test_a_mailings_replacement_of_an_accepted_version_tells_its_reference(
+    world: World,
+) -> None:
+    """arXiv's mailing of a replacement names no version (identity.merge's "replaced"): the
+    journal reference and DOI it adds to a version whose venue was told are news too."""
+    liked_from_mailing(world)
     full = (LISTINGS / "email_journal_ref.txt").read_bytes()
     reference = b"Journal-ref: ACM Comput. Surv. 58 (2026) 1-35\nDOI: 10.1145/3700001\n"
     accepted = full.replace(reference, b"")
@@ -323,11 +328,7 @@ LISTINGS = SOURCES.parent / "listings"
 async def test_a_mailings_replacement_says_the_liked_paper_was_accepted(world: World) -> None:
     """arXiv's mailing names no version for a replacement: what it says now (its comments,
     journal reference and DOI) is the news, told once."""
-    world.chat(1, mode="instant")
-    world.arrive((LISTINGS / "email.txt").read_bytes(), "mailing1.txt")
-    with world.database.session() as session:
-        [(paper_id, _)] = papers.papers_by_arxiv_id(session, arxiv_ids=["2502.13163"]).values()
-    world.like(1, paper_id)
+    liked_from_mailing(world)
     world.arrive((LISTINGS / "email_journal_ref.txt").read_bytes(), "mailing2.txt")
     world.arrive((LISTINGS / "email_journal_ref.txt").read_bytes() + b"\n", "mailing3.txt")
     await world.postman.deliver_instant()
@@ -379,11 +380,7 @@ async def test_a_paused_chat_gets_its_follow_up_when_it_resumes(world: World) ->
 async def test_a_reference_written_another_way_brings_no_second_follow_up(world: World) -> None:
     """A mailing re-announces the liked paper with the journal reference it was told with,
     written another way (spacing, case, a stray full stop): the same news, told once."""
-    world.chat(1, mode="instant")
-    world.arrive((LISTINGS / "email.txt").read_bytes(), "mailing1.txt")
-    with world.database.session() as session:
-        [(paper_id, _)] = papers.papers_by_arxiv_id(session, arxiv_ids=["2502.13163"]).values()
-    world.like(1, paper_id)
+    liked_from_mailing(world)
     full = (LISTINGS / "email_journal_ref.txt").read_bytes()
     told = b"Journal-ref: ACM Comput. Surv. 58 (2026) 1-35\nDOI: 10.1145/3700001\n"
     assert told in full
