@@ -68,12 +68,6 @@ def note_key(note: str | None) -> str | None:
     return (fold_key(note) or None) if note else None
 
 
-def doi_key(doi: str | None) -> str | None:
-    """A DOI as news is compared: DOIs are case-insensitive by definition, and a record may
-    write one as a URL, with 'doi:' or with a full stop from the sentence it ended."""
-    return (normalise_doi(doi) or "").rstrip(".,;") or None
-
-
 def followup(before: Paper, after: Paper) -> Followup | None:
     """What `after` adds to `before` that a reader who liked the paper wants to hear, or None.
 
@@ -83,7 +77,7 @@ def followup(before: Paper, after: Paper) -> Followup | None:
     venue = venue if venue and note_key(venue) != note_key(venue_of(before.comments)) else None
     journal_ref = after.journal_ref
     journal_ref = journal_ref if note_key(journal_ref) != note_key(before.journal_ref) else None
-    doi = after.doi if after.doi and doi_key(after.doi) != doi_key(before.doi) else None
+    doi = after.doi if after.doi and normalise_doi(after.doi) != normalise_doi(before.doi) else None
     journal = after.journal if after.journal and not before.journal else None
     if not (venue or journal_ref or doi or journal):
         return None
@@ -94,13 +88,13 @@ def followup(before: Paper, after: Paper) -> Followup | None:
 def untold(news: Followup, told: Iterable[Followup]) -> Followup | None:
     """`news` without what the paper's recorded follow-ups told (an older record read after a
     newer one brings its journal reference back as a change), each compared as `note_key` and
-    `doi_key` fold it, or None when nothing is left."""
+    `normalise_doi` fold them, or None when nothing is left."""
     told = list(told)
     venue = None if note_key(news.venue) in {note_key(f.venue) for f in told} else news.venue
     journal_ref = news.journal_ref
     if note_key(journal_ref) in {note_key(f.journal_ref) for f in told}:
         journal_ref = None
-    doi = None if doi_key(news.doi) in {doi_key(f.doi) for f in told} else news.doi
+    doi = None if normalise_doi(news.doi) in {normalise_doi(f.doi) for f in told} else news.doi
     journal = news.journal
     journal = None if note_key(journal) in {note_key(f.journal) for f in told} else journal
     if not (venue or journal_ref or doi or journal):

@@ -173,11 +173,13 @@ class Paper:
 def normalise_doi(doi: str | None) -> str | None:
     if not doi:
         return None
+    # lowercased (DOIs are case-insensitive), without a resolver's prefix or the full stop of
+    # the sentence a record ended it with ("DOI: 10.1145/3700001.")
     doi = doi.strip().lower()
     for prefix in ("https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "doi:"):
         if doi.startswith(prefix):
             doi = doi[len(prefix) :]
-    return doi or None
+    return doi.rstrip(".,;") or None
 
 
 # bioRxiv's and medRxiv's own DOIs: 10.1101/286609, 10.1101/2020.03.01.123456 and, since

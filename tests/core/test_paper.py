@@ -1,6 +1,6 @@
 import pytest
 
-from bot.core.paper import is_preprint_doi, read_arxiv_id
+from bot.core.paper import is_preprint_doi, normalise_doi, read_arxiv_id
 
 
 @pytest.mark.parametrize(
@@ -52,3 +52,18 @@ def test_read_arxiv_id(typed: str, arxiv_id: str | None) -> None:
 )
 def test_preprint_dois_are_told_from_journal_dois(doi: str | None, preprint: bool) -> None:
     assert is_preprint_doi(doi) is preprint
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "10.1145/3700001",
+        "10.1145/3700001.",
+        "DOI:10.1145/3700001",
+        "https://doi.org/10.1145/3700001",
+    ],
+)
+def test_a_doi_is_one_key_however_a_record_writes_it(written: str) -> None:
+    """Case, a resolver's prefix and the full stop of the sentence it ended are not the DOI's:
+    identity merges and follow-ups compare this key."""
+    assert normalise_doi(written) == "10.1145/3700001"
